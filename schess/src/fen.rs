@@ -20,7 +20,7 @@ impl Position {
 
     /// Parses a FEN of the given variant.
     pub fn from_fen_variant(fen: &str, variant: Variant) -> Result<Position, FenError> {
-        let mut fields = fen.split_ascii_whitespace();
+        let mut fields = tokenize(fen).into_iter();
         let board_field = fields.next().ok_or(FenError::Empty)?;
         let mut pos = Position::empty(variant);
 
@@ -142,7 +142,9 @@ impl Position {
                 }
             }
         }
-        if s.len() == before {
+        // Fairy-Stockfish writes `-` only when no right at all is left, counting gating
+        // rights of an empty hand that it does not print (see `dormant_gates`).
+        if s.len() == before && self.dormant_gates.is_empty() {
             s.push('-');
         }
         match self.ep {
@@ -152,6 +154,25 @@ impl Position {
         write!(s, " {} {}", self.halfmove, self.fullmove).unwrap();
         s
     }
+}
+
+/// Splits a FEN into fields. Fairy-Stockfish writes an empty castling/gating field (two
+/// spaces in a row) in one corner case (see `dormant_gates`), so an empty third field is kept
+/// when the field after it reads as an en-passant field; other runs of blanks are separators.
+fn tokenize(fen: &str) -> Vec<&str> {
+    let raw: Vec<&str> = fen.trim().split([' ', '\t', '\n', '\r']).collect();
+    let mut out = Vec::with_capacity(6);
+    for (i, tok) in raw.iter().enumerate() {
+        if !tok.is_empty() {
+            out.push(*tok);
+        } else if out.len() == 2 {
+            let next = raw[i + 1..].iter().find(|t| !t.is_empty());
+            if next.is_some_and(|t| *t == "-" || Square::parse(t).is_some()) {
+                out.push("");
+            }
+        }
+    }
+    out
 }
 
 fn parse_board(pos: &mut Position, board: &str) -> Result<(), FenError> {
@@ -210,7 +231,7 @@ fn parse_hand(pos: &mut Position, hand: &str) -> Result<(), FenError> {
 }
 
 fn parse_castling(pos: &mut Position, field: &str) -> Result<(), FenError> {
-    if field == "-" {
+    if field == "-" || field.is_empty() {
         return Ok(());
     }
     for c in field.chars() {
@@ -230,17 +251,23 @@ fn parse_castling(pos: &mut Position, field: &str) -> Result<(), FenError> {
                     )));
                 }
                 pos.castling |= Bitboard::from_square(rsq);
-                if !hand.is_empty() {
-                    pos.gating |= Bitboard::from_square(rsq).with(ksq);
+                let gates = Bitboard::from_square(rsq).with(ksq);
+                if hand.is_empty() {
+                    pos.dormant_gates |= gates;
+                } else {
+                    pos.gating |= gates;
                 }
             }
             'a'..='h' => {
                 let file = File::from_char(lower).expect("file letter");
                 let sq = Square::from_coords(file, rank);
                 match pos.piece_at(sq) {
-                    _ if hand.is_empty() => {
-                        // No gating without pieces in hand: the letter can only be a
-                        // Shredder-style castling right, which the check below derives.
+                    None => return Err(FenError::GatingOnEmptySquare(sq)),
+                    Some(p) if p.color != color => return Err(FenError::GatingOnEnemyPiece(sq)),
+                    Some(_) if hand.is_empty() => {
+                        // No gating without pieces in hand: the right lies dormant, and a
+                        // letter naming a corner rook is a Shredder-style castling right.
+                        pos.dormant_gates |= Bitboard::from_square(sq);
                         if pos.piece_at(sq) == Some(Piece { color, role: Role::Rook })
                             && (file == File::A || file == File::H)
                             && pos.piece_at(Square::from_coords(File::E, rank))
@@ -249,8 +276,6 @@ fn parse_castling(pos: &mut Position, field: &str) -> Result<(), FenError> {
                             pos.castling |= Bitboard::from_square(sq);
                         }
                     }
-                    None => return Err(FenError::GatingOnEmptySquare(sq)),
-                    Some(p) if p.color != color => return Err(FenError::GatingOnEnemyPiece(sq)),
                     Some(_) => pos.gating |= Bitboard::from_square(sq),
                 }
             }

@@ -7,7 +7,8 @@
 //! * **Repetition.** A position's identity includes hands *and gating rights*, just as
 //!   castling rights count in orthodox chess. Fairy-Stockfish's key omits gating rights, so
 //!   it calls `b1c3 b8c6 c3b1 c6b8` twice from the start a threefold repetition at ply 8
-//!   although the start position could still gate on b1/b8; here that takes until ply 12.
+//!   although the start position could still gate on b1/b8; here the start position never
+//!   recurs and the first threefold repetition comes at ply 10.
 //! * **SAN.** Gating moves are disambiguated when needed (`Rad1/E`), and `+`/`#` reflect the
 //!   board with the gated piece on it. See [`notation`].
 //!

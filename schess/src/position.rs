@@ -99,6 +99,10 @@ pub struct Position {
     pub(crate) gating: Bitboard,
     /// Origin squares of rooks that may still castle (a1, h1, a8, h8).
     pub(crate) castling: Bitboard,
+    /// Gating rights read from a FEN for a side whose hand is empty. They allow nothing, and
+    /// are not part of the key, but Fairy-Stockfish keeps them until that side moves and
+    /// then prints an empty castling field instead of `-`; kept only to print the same FEN.
+    pub(crate) dormant_gates: Bitboard,
     pub(crate) ep: Option<Square>,
     pub(crate) halfmove: u32,
     pub(crate) fullmove: u32,
@@ -137,6 +141,7 @@ impl Position {
             hands: [Hand::EMPTY; 2],
             gating: Bitboard::EMPTY,
             castling: Bitboard::EMPTY,
+            dormant_gates: Bitboard::EMPTY,
             ep: None,
             halfmove: 0,
             fullmove: 1,
@@ -417,8 +422,10 @@ impl Position {
         }
         self.castling &= !touched;
         self.gating &= !touched;
+        self.dormant_gates &= !touched;
         if self.hands[us.index()].is_empty() {
             self.gating &= !Bitboard::rank(us.back_rank());
+            self.dormant_gates &= !Bitboard::rank(us.back_rank());
         }
         for sq in old_castling ^ self.castling {
             self.key ^= zobrist::castle(sq);
@@ -462,6 +469,7 @@ impl Position {
         p.hands = [self.hands[1], self.hands[0]];
         p.gating = self.gating.flip_vertical();
         p.castling = self.castling.flip_vertical();
+        p.dormant_gates = self.dormant_gates.flip_vertical();
         p.ep = self.ep.map(Square::flip_vertical);
         p.turn = self.turn.flip();
         p.halfmove = self.halfmove;
