@@ -60,6 +60,7 @@ fn run_single(args: &PerftArgs) -> Result<ExitCode> {
 fn run_suite(path: &PathBuf, max_depth: Option<u32>) -> Result<ExitCode> {
     let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     let suite = parse_suite(&text).with_context(|| format!("in {}", path.display()))?;
+    anyhow::ensure!(!suite.is_empty(), "{} holds no perft cases", path.display());
     let (mut passed, mut failed) = (0u64, 0u64);
     let mut nodes = 0u64;
     let start = Instant::now();
