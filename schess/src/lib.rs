@@ -33,6 +33,7 @@ mod movegen;
 mod mv;
 pub mod notation;
 pub mod perft;
+pub mod pgn;
 mod position;
 pub mod types;
 mod zobrist;

@@ -37,15 +37,50 @@ impl Position {
 
     /// SAN of a legal move (behaviour for an illegal move is unspecified but never panics).
     pub fn san(&self, m: Move) -> String {
+        let mut s = self.san_body(m, true);
+        let mut after = self.clone();
+        after.play_unchecked(m);
+        if after.is_check() {
+            s.push(if after.has_legal_moves() { '+' } else { '#' });
+        }
+        s
+    }
+
+    /// SAN exactly as pyffish's `get_san` writes it, defects included: gating moves are
+    /// never disambiguated (so two moves can share a string), and `+`/`#` are judged with
+    /// the gated piece lifted off the board, except that a check given by the gated piece
+    /// itself counts. For interoperability (PGN read by Fairy-Stockfish based tools);
+    /// prefer [`Position::san`] elsewhere.
+    pub fn san_pyffish(&self, m: Move) -> String {
+        let mut s = self.san_body(m, m.gate().is_none());
+        let mut after = self.clone();
+        after.play_unchecked(m);
+        let check = match m.gate() {
+            None => after.is_check(),
+            Some((piece, sq)) => {
+                let them = after.turn();
+                let ksq = after.king(them);
+                let mut lifted = after.clone();
+                lifted.remove(them.flip(), piece.role(), sq);
+                let gate_attacks = Position::attacks_from(piece.role(), them.flip(), sq, after.occupied()).contains(ksq);
+                lifted.is_check() || gate_attacks
+            }
+        };
+        if check {
+            s.push(if after.has_legal_moves() { '+' } else { '#' });
+        }
+        s
+    }
+
+    fn san_body(&self, m: Move, disambiguate: bool) -> String {
         let mut s = String::with_capacity(12);
         match m {
-            Move::Castle { gate, .. } => {
+            Move::Castle { .. } => {
                 s.push_str(match m.castle_side() {
                     Some(CastleSide::King) => "O-O",
                     _ => "O-O-O",
                 });
                 if let Some((p, sq)) = m.gate() {
-                    debug_assert!(gate.is_some());
                     s.push('/');
                     s.push(p.role().upper_char());
                     s.push_str(&sq.to_string());
@@ -62,7 +97,9 @@ impl Position {
                     }
                 } else {
                     s.push(role.upper_char());
-                    s.push_str(&self.disambiguation(role, from, to));
+                    if disambiguate {
+                        s.push_str(&self.disambiguation(role, from, to));
+                    }
                 }
                 if capture {
                     s.push('x');
@@ -77,11 +114,6 @@ impl Position {
                     s.push(p.role().upper_char());
                 }
             }
-        }
-        let mut after = self.clone();
-        after.play_unchecked(m);
-        if after.is_check() {
-            s.push(if after.has_legal_moves() { '+' } else { '#' });
         }
         s
     }

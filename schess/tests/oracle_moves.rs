@@ -113,6 +113,7 @@ fn san_matches_oracle() {
         for m in &moves {
             let mv = pos.parse_uci(&m.uci).unwrap();
             let ours = pos.san(mv);
+            assert_eq!(pos.san_pyffish(mv), m.san, "pyffish-compatible SAN of {} in {fen}", m.uci);
             if ours != m.san {
                 assert!(
                     documented_divergence(&pos, mv, &ours, &m.san),
