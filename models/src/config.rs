@@ -1,0 +1,169 @@
+//! Network architecture description.
+//!
+//! A [`NetConfig`] fully determines the set of tensors (names and shapes) of a network.
+//! It is stored as JSON inside every checkpoint, so that a file can be loaded without
+//! knowing its architecture in advance and so that loading weights into a network of
+//! another shape fails with a clear error instead of a shape panic deep inside libtorch.
+
+use serde::{Deserialize, Serialize};
+
+/// Board side length: inputs are `[N, input_planes, 8, 8]`.
+pub const BOARD_SIZE: i64 = 8;
+/// Number of squares, i.e. the spatial size flattened by the heads.
+pub const SQUARES: i64 = BOARD_SIZE * BOARD_SIZE;
+/// Number of value logits: win, draw, loss (from the side to move's point of view).
+pub const WDL: i64 = 3;
+
+/// Architecture of the residual policy/value network.
+///
+/// Unknown fields are rejected on deserialisation: a checkpoint written by a newer
+/// program with architecture options this one does not know must not silently load as
+/// a different network.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NetConfig {
+    /// Number of residual blocks in the tower.
+    pub blocks: i64,
+    /// Channels of the stem and of every residual block.
+    pub channels: i64,
+    /// Squeeze-excitation in every residual block (global context for an otherwise
+    /// local 3x3 tower). `None` disables it.
+    pub squeeze_excitation: Option<SeConfig>,
+    /// Input planes of the board encoding (defined by the caller's encoder).
+    pub input_planes: i64,
+    /// Number of policy logits (size of the caller's move index).
+    pub policy_size: i64,
+    /// Channels of the 1x1 convolution before the policy's linear layer.
+    pub policy_channels: i64,
+    /// Channels of the 1x1 convolution before the value MLP.
+    pub value_channels: i64,
+    /// Hidden width of the value MLP.
+    pub value_hidden: i64,
+    /// Optional moves-left head (predicts remaining plies; helps prefer faster wins).
+    pub moves_left: Option<MovesLeftConfig>,
+}
+
+/// Squeeze-excitation options.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeConfig {
+    /// Bottleneck reduction: the hidden layer has `channels / ratio` units.
+    pub ratio: i64,
+}
+
+/// Moves-left head options.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MovesLeftConfig {
+    /// Channels of the 1x1 convolution before the MLP.
+    pub channels: i64,
+    /// Hidden width of the MLP.
+    pub hidden: i64,
+}
+
+/// Why a [`NetConfig`] is unusable.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfigError {
+    #[error("network config: `{field}` must be positive, got {value}")]
+    NotPositive { field: &'static str, value: i64 },
+    #[error("network config: squeeze-excitation ratio {ratio} leaves no hidden units for {channels} channels")]
+    SeRatio { ratio: i64, channels: i64 },
+}
+
+impl NetConfig {
+    /// A small but complete network with the given encoding sizes: 6 blocks of 64
+    /// channels with squeeze-excitation and a moves-left head.
+    pub fn small(input_planes: i64, policy_size: i64) -> Self {
+        NetConfig {
+            blocks: 6,
+            channels: 64,
+            squeeze_excitation: Some(SeConfig { ratio: 4 }),
+            input_planes,
+            policy_size,
+            policy_channels: 32,
+            value_channels: 32,
+            value_hidden: 128,
+            moves_left: Some(MovesLeftConfig {
+                channels: 8,
+                hidden: 128,
+            }),
+        }
+    }
+
+    /// Checks that every size is usable, so that building the network cannot fail.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let mut sizes = vec![
+            ("blocks", self.blocks),
+            ("channels", self.channels),
+            ("input_planes", self.input_planes),
+            ("policy_size", self.policy_size),
+            ("policy_channels", self.policy_channels),
+            ("value_channels", self.value_channels),
+            ("value_hidden", self.value_hidden),
+        ];
+        if let Some(se) = &self.squeeze_excitation {
+            sizes.push(("squeeze_excitation.ratio", se.ratio));
+        }
+        if let Some(ml) = &self.moves_left {
+            sizes.push(("moves_left.channels", ml.channels));
+            sizes.push(("moves_left.hidden", ml.hidden));
+        }
+        // Zero blocks is a legal (if weak) network; everything else must be positive.
+        for (field, value) in sizes {
+            let ok = if field == "blocks" {
+                value >= 0
+            } else {
+                value > 0
+            };
+            if !ok {
+                return Err(ConfigError::NotPositive { field, value });
+            }
+        }
+        if let Some(se) = &self.squeeze_excitation {
+            if self.channels / se.ratio == 0 {
+                return Err(ConfigError::SeRatio {
+                    ratio: se.ratio,
+                    channels: self.channels,
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Width of the single output row of an exported network: policy logits, then the
+    /// WDL logits, then (if present) the moves-left prediction.
+    pub fn output_width(&self) -> i64 {
+        self.policy_size + WDL + i64::from(self.moves_left.is_some())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_round_trip_and_unknown_fields() {
+        let cfg = NetConfig::small(64, 2000);
+        let json = serde_json::to_string(&cfg).unwrap();
+        assert_eq!(serde_json::from_str::<NetConfig>(&json).unwrap(), cfg);
+        let extended = json.replacen('{', "{\"attention\":true,", 1);
+        assert!(serde_json::from_str::<NetConfig>(&extended).is_err());
+    }
+
+    #[test]
+    fn validate() {
+        assert!(NetConfig::small(64, 2000).validate().is_ok());
+        let mut cfg = NetConfig::small(64, 2000);
+        cfg.policy_size = 0;
+        assert_eq!(
+            cfg.validate(),
+            Err(ConfigError::NotPositive {
+                field: "policy_size",
+                value: 0
+            })
+        );
+        let mut cfg = NetConfig::small(64, 2000);
+        cfg.squeeze_excitation = Some(SeConfig { ratio: 128 });
+        assert!(matches!(cfg.validate(), Err(ConfigError::SeRatio { .. })));
+    }
+}

@@ -1,0 +1,186 @@
+//! Input planes: what the network sees of a position and its recent history.
+//!
+//! Always from the side to move's point of view: "own" means the side to move, and for
+//! Black the board is mirrored top to bottom so that its back rank is rank 1 (the same
+//! convention as [`crate::policy_index`]). Each plane is 8x8, square `a1` first, row-major
+//! by rank (index = rank * 8 + file, in the mirrored view for Black).
+//!
+//! Layout (version [`INPUT_FORMAT_VERSION`]), with `k` history steps (`history`, default 2)
+//! giving `17 * (k + 1) + 14` planes:
+//! * for step `t = 0..=k` (0 = current position, `t` = `t` plies earlier), 17 planes:
+//!   own P N B R Q K E H (8), opponent P N B R Q K E H (8), "this position occurred before
+//!   in the game" (1). Steps before the game's first position are all zero.
+//! * then 14 planes about the current position: own hand E, own hand H, opponent hand E,
+//!   opponent hand H (all ones when held); own gating rights, opponent gating rights
+//!   (masks); own king-side castling, own queen-side, opponent king-side, opponent
+//!   queen-side (all ones when the right exists); en-passant square (mask); side to move
+//!   (all ones when Black moves); halfmove clock / 100 (capped at 1); all ones.
+
+use crate::policy_index::relative_square;
+use schess::{Bitboard, Color, File, HandPiece, Position, Role, Square};
+
+/// Bumped whenever the layout changes; stored in every network file.
+pub const INPUT_FORMAT_VERSION: u32 = 1;
+
+/// Default number of earlier positions shown to the network.
+pub const DEFAULT_HISTORY: usize = 2;
+
+const PER_STEP: usize = 17;
+const CONSTANT: usize = 14;
+
+/// Number of input planes for `history` earlier positions.
+pub const fn planes(history: usize) -> usize {
+    PER_STEP * (history + 1) + CONSTANT
+}
+
+/// Floats per encoded position.
+pub const fn input_len(history: usize) -> usize {
+    planes(history) * 64
+}
+
+fn fill_mask(out: &mut [f32], plane: usize, squares: Bitboard, turn: Color) {
+    let base = plane * 64;
+    for sq in squares {
+        out[base + relative_square(sq, turn).index()] = 1.0;
+    }
+}
+
+fn fill_plane(out: &mut [f32], plane: usize, value: f32) {
+    out[plane * 64..(plane + 1) * 64].fill(value);
+}
+
+/// Did `positions[i]` occur earlier in `positions` (within its reversible window)?
+fn repeated(positions: &[Position], i: usize) -> bool {
+    let p = &positions[i];
+    let window = (p.halfmove_clock() as usize).min(i);
+    positions[i - window..i].iter().rev().skip(1).step_by(2).any(|q| q.key() == p.key())
+}
+
+/// Encodes the last position of `positions` (a game's positions from its start, or any
+/// suffix of them) into `out`, which must hold [`input_len`]`(history)` floats.
+///
+/// # Panics
+/// If `positions` is empty or `out` has the wrong length (caller bugs, not input errors).
+pub fn encode(positions: &[Position], history: usize, out: &mut [f32]) {
+    assert!(!positions.is_empty(), "encode needs at least one position");
+    assert_eq!(out.len(), input_len(history), "output buffer size");
+    out.fill(0.0);
+    let n = positions.len();
+    let cur = &positions[n - 1];
+    let us = cur.turn();
+    let them = us.flip();
+
+    for t in 0..=history.min(n - 1) {
+        let i = n - 1 - t;
+        let p = &positions[i];
+        let base = t * PER_STEP;
+        for (r, role) in Role::ALL.into_iter().enumerate() {
+            fill_mask(out, base + r, p.pieces(us, role), us);
+            fill_mask(out, base + 8 + r, p.pieces(them, role), us);
+        }
+        if repeated(positions, i) {
+            fill_plane(out, base + 16, 1.0);
+        }
+    }
+
+    let c = PER_STEP * (history + 1);
+    for (j, (color, piece)) in [
+        (us, HandPiece::Elephant),
+        (us, HandPiece::Hawk),
+        (them, HandPiece::Elephant),
+        (them, HandPiece::Hawk),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        if cur.hand(color).contains(piece) {
+            fill_plane(out, c + j, 1.0);
+        }
+    }
+    fill_mask(out, c + 4, cur.gating_rights(us), us);
+    fill_mask(out, c + 5, cur.gating_rights(them), us);
+    for (j, (color, file)) in [(us, File::H), (us, File::A), (them, File::H), (them, File::A)].into_iter().enumerate() {
+        if cur.castling_rooks(color).contains(Square::from_coords(file, color.back_rank())) {
+            fill_plane(out, c + 6 + j, 1.0);
+        }
+    }
+    if let Some(ep) = cur.ep_square() {
+        fill_mask(out, c + 10, Bitboard::from_square(ep), us);
+    }
+    if us == Color::Black {
+        fill_plane(out, c + 11, 1.0);
+    }
+    fill_plane(out, c + 12, (cur.halfmove_clock() as f32 / 100.0).min(1.0));
+    fill_plane(out, c + 13, 1.0);
+}
+
+/// Encodes a batch: one `Vec` of [`input_len`] floats per position history.
+pub fn encode_batch(histories: &[&[Position]], history: usize) -> Vec<f32> {
+    let len = input_len(history);
+    let mut out = vec![0.0; len * histories.len()];
+    for (h, chunk) in histories.iter().zip(out.chunks_mut(len)) {
+        encode(h, history, chunk);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use schess::Game;
+
+    #[test]
+    fn start_position_planes() {
+        let pos = Position::startpos();
+        let mut out = vec![0.0; input_len(2)];
+        encode(std::slice::from_ref(&pos), 2, &mut out);
+        let plane = |p: usize| &out[p * 64..(p + 1) * 64];
+        // Own pawns on rank 2, opponent pawns on rank 7.
+        assert!(plane(0)[8..16].iter().all(|&v| v == 1.0));
+        assert!(plane(8)[48..56].iter().all(|&v| v == 1.0));
+        // Both hands full, no history, no repetition.
+        let c = 17 * 3;
+        assert!((0..4).all(|j| plane(c + j).iter().all(|&v| v == 1.0)));
+        assert!(plane(17).iter().all(|&v| v == 0.0));
+        // Own gating rights: b1 c1 d1 f1 g1 plus a1 e1 h1 (castling squares).
+        assert_eq!(plane(c + 4).iter().filter(|&&v| v == 1.0).count(), 8);
+        assert!(plane(c + 13).iter().all(|&v| v == 1.0));
+        assert!(plane(c + 11).iter().all(|&v| v == 0.0));
+    }
+
+    #[test]
+    fn black_sees_the_mirror_image() {
+        // After 1. e4, Black to move sees the same as White would in the mirrored position.
+        let mut g = Game::new(Position::startpos());
+        g.play_uci("e2e4").unwrap();
+        let mut black = vec![0.0; input_len(0)];
+        encode(&g.positions()[1..], 0, &mut black);
+        let mirrored = g.position().mirrored();
+        let mut white = vec![0.0; input_len(0)];
+        encode(std::slice::from_ref(&mirrored), 0, &mut white);
+        // All but the side-to-move plane agree.
+        let c = 17;
+        for p in 0..planes(0) {
+            if p != c + 11 {
+                assert_eq!(&black[p * 64..(p + 1) * 64], &white[p * 64..(p + 1) * 64], "plane {p}");
+            }
+        }
+    }
+
+    #[test]
+    fn history_and_repetition_planes() {
+        let mut g = Game::new(Position::from_fen("4k3/8/8/8/8/8/8/R3K3[] w - - 0 1").unwrap());
+        for m in ["a1a2", "e8d8", "a2a1", "d8e8"] {
+            g.play_uci(m).unwrap();
+        }
+        let mut out = vec![0.0; input_len(2)];
+        encode(g.positions(), 2, &mut out);
+        // The current position equals the start: its repetition plane is set.
+        assert!(out[16 * 64..17 * 64].iter().all(|&v| v == 1.0));
+        // One ply earlier (Black's king on d8) did not repeat.
+        assert!(out[33 * 64..34 * 64].iter().all(|&v| v == 0.0));
+        // Two plies earlier the own rook stood on a2.
+        let rook_plane = 2 * 17 + 3;
+        assert_eq!(out[rook_plane * 64 + 8], 1.0);
+    }
+}

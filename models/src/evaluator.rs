@@ -1,0 +1,254 @@
+//! The interface search uses to consult a network: a batch of positions (each with its game
+//! history) in; for each, priors over its legal moves and a W/D/L estimate out.
+//!
+//! Priors are a softmax over the legal moves only, in the order of
+//! [`schess::Position::legal_moves`], so search can zip them with its own move list.
+
+use crate::encoding::{encode, input_len};
+use crate::net::Net;
+use crate::policy_index::index_of;
+use schess::Position;
+use std::collections::HashMap;
+use std::sync::Mutex;
+use tch::{Kind, Tensor};
+
+/// What an evaluator says about one position.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Evaluation {
+    /// One prior per legal move, in `legal_moves()` order, summing to 1 (empty when the
+    /// position has no legal moves).
+    pub priors: Vec<f32>,
+    /// Win, draw, loss probabilities from the side to move's point of view.
+    pub wdl: [f32; 3],
+    /// Predicted plies until the game ends, if the network has that head.
+    pub moves_left: Option<f32>,
+}
+
+impl Evaluation {
+    /// Expected score in [-1, 1] for the side to move.
+    pub fn q(&self) -> f32 {
+        self.wdl[0] - self.wdl[2]
+    }
+}
+
+/// Something that scores positions for search.
+pub trait Evaluator: Send + Sync {
+    /// `histories[i]` is a game's positions up to and including the one to evaluate (the
+    /// last); earlier positions feed the history planes and repetition flags.
+    fn evaluate(&self, histories: &[&[Position]]) -> anyhow::Result<Vec<Evaluation>>;
+
+    /// A short description for logs.
+    fn describe(&self) -> String;
+}
+
+impl<E: Evaluator + ?Sized> Evaluator for std::sync::Arc<E> {
+    fn evaluate(&self, histories: &[&[Position]]) -> anyhow::Result<Vec<Evaluation>> {
+        (**self).evaluate(histories)
+    }
+    fn describe(&self) -> String {
+        (**self).describe()
+    }
+}
+
+/// Equal priors and an even W/D/L: search driven only by the rules (tests, baselines).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct UniformEvaluator;
+
+impl Evaluator for UniformEvaluator {
+    fn evaluate(&self, histories: &[&[Position]]) -> anyhow::Result<Vec<Evaluation>> {
+        Ok(histories
+            .iter()
+            .map(|h| {
+                let n = h.last().map_or(0, |p| p.count_legal_moves() as usize);
+                Evaluation { priors: vec![1.0 / n.max(1) as f32; n], wdl: [1.0 / 3.0; 3], moves_left: None }
+            })
+            .collect())
+    }
+    fn describe(&self) -> String {
+        "uniform".into()
+    }
+}
+
+/// A network as evaluator. Calls are serialised (one forward pass at a time); batch
+/// across callers with a batching layer in front of it.
+pub struct NetEvaluator {
+    net: Mutex<Net>,
+    history: usize,
+}
+
+impl NetEvaluator {
+    /// `history` must be the number of earlier positions the network was built for.
+    pub fn new(net: Net, history: usize) -> NetEvaluator {
+        NetEvaluator { net: Mutex::new(net), history }
+    }
+
+    pub fn into_net(self) -> Net {
+        self.net.into_inner().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// Softmax of `logits` at `indices` (numerically stable).
+pub fn masked_softmax(logits: &[f32], indices: &[usize]) -> Vec<f32> {
+    if indices.is_empty() {
+        return Vec::new();
+    }
+    let max = indices.iter().map(|&i| logits[i]).fold(f32::NEG_INFINITY, f32::max);
+    let mut out: Vec<f32> = indices.iter().map(|&i| (logits[i] - max).exp()).collect();
+    let sum: f32 = out.iter().sum();
+    out.iter_mut().for_each(|p| *p /= sum);
+    out
+}
+
+/// Softmax over three logits.
+pub fn softmax3(l: &[f32]) -> [f32; 3] {
+    let m = l[0].max(l[1]).max(l[2]);
+    let e = [(l[0] - m).exp(), (l[1] - m).exp(), (l[2] - m).exp()];
+    let s = e[0] + e[1] + e[2];
+    [e[0] / s, e[1] / s, e[2] / s]
+}
+
+impl Evaluator for NetEvaluator {
+    fn evaluate(&self, histories: &[&[Position]]) -> anyhow::Result<Vec<Evaluation>> {
+        if histories.is_empty() {
+            return Ok(Vec::new());
+        }
+        let len = input_len(self.history);
+        let mut input = vec![0f32; len * histories.len()];
+        for (h, chunk) in histories.iter().zip(input.chunks_mut(len)) {
+            encode(h, self.history, chunk);
+        }
+        let net = self.net.lock().unwrap_or_else(|e| e.into_inner());
+        let planes = (len / 64) as i64;
+        let xs = Tensor::from_slice(&input).view([histories.len() as i64, planes, 8, 8]);
+        let out = net.infer(&xs)?;
+        let policy: Vec<f32> = Vec::<f32>::try_from(out.policy.to_kind(Kind::Float).to_device(tch::Device::Cpu).flatten(0, -1))?;
+        let wdl: Vec<f32> = Vec::<f32>::try_from(out.wdl.to_kind(Kind::Float).to_device(tch::Device::Cpu).flatten(0, -1))?;
+        let ml: Option<Vec<f32>> = match &out.moves_left {
+            Some(t) => Some(Vec::<f32>::try_from(t.to_kind(Kind::Float).to_device(tch::Device::Cpu).flatten(0, -1))?),
+            None => None,
+        };
+        drop(net);
+        let width = policy.len() / histories.len();
+        Ok(histories
+            .iter()
+            .enumerate()
+            .map(|(i, h)| {
+                let pos = h.last().expect("non-empty history");
+                let turn = pos.turn();
+                let indices: Vec<usize> = pos
+                    .legal_moves()
+                    .iter()
+                    .map(|&m| index_of(m, turn).expect("legal moves have policy indices"))
+                    .collect();
+                Evaluation {
+                    priors: masked_softmax(&policy[i * width..(i + 1) * width], &indices),
+                    wdl: softmax3(&wdl[i * 3..i * 3 + 3]),
+                    moves_left: ml.as_ref().map(|m| m[i]),
+                }
+            })
+            .collect())
+    }
+    fn describe(&self) -> String {
+        let net = self.net.lock().unwrap_or_else(|e| e.into_inner());
+        let c = net.config();
+        format!("net {}x{} on {:?}", c.blocks, c.channels, net.device())
+    }
+}
+
+/// Remembers evaluations by position (with its history), bounded in size: when the newer
+/// of two generations fills up, the older one is dropped.
+pub struct CachedEvaluator<E> {
+    inner: E,
+    history: usize,
+    capacity: usize,
+    maps: Mutex<(HashMap<u64, Evaluation>, HashMap<u64, Evaluation>)>,
+}
+
+impl<E: Evaluator> CachedEvaluator<E> {
+    /// `capacity`: entries per generation (so at most twice that are held).
+    pub fn new(inner: E, history: usize, capacity: usize) -> Self {
+        CachedEvaluator { inner, history, capacity: capacity.max(1), maps: Mutex::new((HashMap::new(), HashMap::new())) }
+    }
+
+    /// The cache key: the position's key mixed with those of the history the network sees.
+    pub fn key(&self, history: &[Position]) -> u64 {
+        let mut k = 0u64;
+        for p in history.iter().rev().take(self.history + 1) {
+            k = k.rotate_left(17) ^ p.key().wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        }
+        k
+    }
+
+    pub fn len(&self) -> usize {
+        let m = self.maps.lock().unwrap_or_else(|e| e.into_inner());
+        m.0.len() + m.1.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl<E: Evaluator> Evaluator for CachedEvaluator<E> {
+    fn evaluate(&self, histories: &[&[Position]]) -> anyhow::Result<Vec<Evaluation>> {
+        let keys: Vec<u64> = histories.iter().map(|h| self.key(h)).collect();
+        let mut out: Vec<Option<Evaluation>> = {
+            let m = self.maps.lock().unwrap_or_else(|e| e.into_inner());
+            keys.iter().map(|k| m.0.get(k).or_else(|| m.1.get(k)).cloned()).collect()
+        };
+        let missing: Vec<usize> = (0..histories.len()).filter(|&i| out[i].is_none()).collect();
+        if !missing.is_empty() {
+            let batch: Vec<&[Position]> = missing.iter().map(|&i| histories[i]).collect();
+            let evals = self.inner.evaluate(&batch)?;
+            let mut m = self.maps.lock().unwrap_or_else(|e| e.into_inner());
+            for (&i, e) in missing.iter().zip(evals) {
+                if m.0.len() >= self.capacity {
+                    m.1 = std::mem::take(&mut m.0);
+                }
+                m.0.insert(keys[i], e.clone());
+                out[i] = Some(e);
+            }
+        }
+        Ok(out.into_iter().map(|e| e.expect("filled")).collect())
+    }
+    fn describe(&self) -> String {
+        format!("cached {}", self.inner.describe())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::NetConfig;
+    use crate::encoding::planes;
+    use crate::policy_index::POLICY_SIZE;
+
+    #[test]
+    fn uniform_priors_sum_to_one() {
+        let pos = Position::startpos();
+        let e = UniformEvaluator.evaluate(&[std::slice::from_ref(&pos)]).unwrap();
+        assert_eq!(e[0].priors.len(), 28);
+        assert!((e[0].priors.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+    }
+
+    #[test]
+    fn net_evaluator_gives_legal_priors_and_cache_agrees() {
+        let cfg = NetConfig::small(planes(1) as i64, POLICY_SIZE as i64);
+        let net = Net::new(cfg, tch::Device::Cpu).unwrap();
+        let eval = CachedEvaluator::new(NetEvaluator::new(net, 1), 1, 4);
+        let a = Position::startpos();
+        let b = a.play(a.parse_uci("e2e4").unwrap()).unwrap();
+        let hist = [a.clone(), b.clone()];
+        let batch: Vec<&[Position]> = vec![std::slice::from_ref(&a), &hist[..]];
+        let first = eval.evaluate(&batch).unwrap();
+        assert_eq!(first[0].priors.len(), 28);
+        assert_eq!(first[1].priors.len() as u64, b.count_legal_moves());
+        for e in &first {
+            assert!((e.priors.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+            assert!((e.wdl.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+        }
+        assert_eq!(eval.len(), 2);
+        let again = eval.evaluate(&batch).unwrap();
+        assert_eq!(first, again);
+    }
+}

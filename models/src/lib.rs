@@ -1,0 +1,50 @@
+//! szero's neural network: what it sees of a position ([`encoding`]), the move index its
+//! policy speaks ([`policy_index`]), the residual policy/value network in libtorch (via
+//! `tch`), its checkpoints and TorchScript export, and the [`evaluator::Evaluator`]
+//! interface search uses.
+//!
+//! The network itself ([`net`], [`checkpoint`], [`export`]) is rule-agnostic: plane count
+//! and policy size are [`NetConfig`] parameters and the encodings' versions are
+//! [`FormatVersions`] checked on every load; [`FORMAT_VERSIONS`] are this build's.
+//!
+//! Building: `LIBTORCH` must point at pip torch 2.11.0's `torch/` directory
+//! (`source scripts/env.sh`). Packages that build binaries or tests against tch need
+//! this crate's `build.rs` (RUNPATH and CUDA registration; see there).
+
+pub mod checkpoint;
+pub mod config;
+pub mod device;
+pub mod encoding;
+pub mod evaluator;
+pub mod export;
+pub mod io;
+pub mod net;
+pub mod policy_index;
+#[cfg(test)]
+mod testutil;
+
+pub use checkpoint::{CheckpointError, FormatVersions, Metadata, FORMAT_MAGIC};
+pub use config::{ConfigError, MovesLeftConfig, NetConfig, SeConfig};
+pub use device::{DeviceChoice, DeviceError, Precision};
+pub use export::{export, ExportError, ExportInfo, ExportPaths};
+pub use net::{Net, NetError, NetOutput};
+/// Re-exported so that users agree on the exact tch version.
+pub use tch;
+
+/// The encodings this build speaks (stored in, and checked against, every network file).
+pub const FORMAT_VERSIONS: FormatVersions =
+    FormatVersions { input: encoding::INPUT_FORMAT_VERSION, policy: policy_index::POLICY_FORMAT_VERSION };
+
+/// A network configuration for this build's encodings: `blocks` x `channels` with
+/// squeeze-excitation and a moves-left head, seeing `history` earlier positions.
+pub fn net_config(blocks: i64, channels: i64, history: usize) -> NetConfig {
+    let mut c = NetConfig::small(encoding::planes(history) as i64, policy_index::POLICY_SIZE as i64);
+    c.blocks = blocks;
+    c.channels = channels;
+    c
+}
+
+/// The history length a network was built for, from its input plane count.
+pub fn history_of(config: &NetConfig) -> Option<usize> {
+    (0..64).find(|&h| encoding::planes(h) as i64 == config.input_planes)
+}
