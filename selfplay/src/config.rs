@@ -1,0 +1,117 @@
+//! Search and self-play settings (part of the run config's `[selfplay]` table).
+
+use serde::{Deserialize, Serialize};
+
+/// How the root chooses which moves to search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum RootMode {
+    /// PUCT with Dirichlet noise (AlphaZero / lc0).
+    #[default]
+    Puct,
+    /// Gumbel-top-k with sequential halving (Danihelka et al. 2022); better at low
+    /// simulation counts; its policy target comes from completed Q-values.
+    Gumbel,
+}
+
+/// MCTS parameters.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SearchConfig {
+    /// PUCT exploration constant.
+    pub c_puct: f32,
+    /// First-play urgency: an unvisited child is valued at the parent's value minus this
+    /// times the square root of the visited children's total prior (lc0's FPU reduction).
+    pub fpu_reduction: f32,
+    /// Same at the root (noise makes the root's priors less trustworthy).
+    pub fpu_reduction_root: f32,
+    pub root_mode: RootMode,
+    /// Dirichlet noise weight at the root (PUCT mode, full searches only).
+    pub noise_epsilon: f32,
+    /// Dirichlet alpha for a position with `noise_alpha_moves` legal moves; scaled by
+    /// `noise_alpha_moves / legal moves` for others.
+    pub noise_alpha: f32,
+    pub noise_alpha_moves: f32,
+    /// Gumbel: actions sampled at the root (m in the paper).
+    pub gumbel_actions: usize,
+    /// Gumbel: sigma(q) = (c_visit + max N) * c_scale * q.
+    pub gumbel_c_visit: f32,
+    pub gumbel_c_scale: f32,
+    /// KataGo's forced playouts at the root (k in n_forced = sqrt(k P N)), and pruning of
+    /// them from the policy target; 0 disables both.
+    pub forced_playouts_k: f32,
+}
+
+impl Default for SearchConfig {
+    fn default() -> Self {
+        SearchConfig {
+            c_puct: 1.75,
+            fpu_reduction: 0.3,
+            fpu_reduction_root: 0.0,
+            root_mode: RootMode::Puct,
+            noise_epsilon: 0.25,
+            noise_alpha: 0.3,
+            noise_alpha_moves: 30.0,
+            gumbel_actions: 16,
+            gumbel_c_visit: 50.0,
+            gumbel_c_scale: 1.0,
+            forced_playouts_k: 2.0,
+        }
+    }
+}
+
+/// Self-play game settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SelfplayConfig {
+    pub search: SearchConfig,
+    /// Simulations of a full (recorded) search.
+    pub simulations: u32,
+    /// KataGo's playout cap randomization: this fraction of moves gets a full search and
+    /// is recorded; the others get `fast_simulations`, no noise, and are not recorded.
+    /// 1.0 records every move.
+    pub full_search_fraction: f32,
+    pub fast_simulations: u32,
+    /// Moves chosen in proportion to visits^(1/temperature) during the first
+    /// `temperature_plies` plies, then the most visited move.
+    pub temperature: f32,
+    pub temperature_plies: u32,
+    /// Resign when the best move's expected score (win - loss) falls below -this.
+    /// Values >= 1 disable resignation.
+    pub resign_threshold: f32,
+    /// Consecutive plies the resign condition must hold.
+    pub resign_plies: u32,
+    /// Fraction of games played out with resignation disabled (false-resign measurement).
+    pub resign_disabled_fraction: f32,
+    /// Adjudicate a draw after this many plies.
+    pub max_plies: u32,
+    /// Games played at once by each worker thread (their leaves are batched together).
+    pub games_per_thread: usize,
+    /// Worker threads (0 = one per core).
+    pub threads: usize,
+    /// Games per shard file.
+    pub games_per_shard: usize,
+    /// Rule set: `seirawan` or `chess`.
+    pub variant: String,
+}
+
+impl Default for SelfplayConfig {
+    fn default() -> Self {
+        SelfplayConfig {
+            search: SearchConfig::default(),
+            simulations: 200,
+            full_search_fraction: 0.25,
+            fast_simulations: 40,
+            temperature: 1.0,
+            temperature_plies: 20,
+            resign_threshold: 0.95,
+            resign_plies: 3,
+            resign_disabled_fraction: 0.1,
+            max_plies: 300,
+            games_per_thread: 32,
+            threads: 0,
+            games_per_shard: 64,
+            variant: "seirawan".into(),
+        }
+    }
+}

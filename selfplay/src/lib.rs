@@ -1,0 +1,14 @@
+//! Self-play for szero: batched MCTS workers that turn a network into training shards.
+//!
+//! - [`mcts`]: the search tree of one game (PUCT or Gumbel root).
+//! - [`runner`]: many games per worker thread, leaves batched into one evaluator call.
+//! - [`shard`]: the training-sample file format.
+
+pub mod config;
+pub mod mcts;
+pub mod runner;
+pub mod shard;
+
+pub use config::{RootMode, SearchConfig, SelfplayConfig};
+pub use mcts::Tree;
+pub use shard::{GameRecord, Sample};

@@ -1,0 +1,631 @@
+//! Monte Carlo tree search for one game: PUCT with first-play urgency, Dirichlet noise,
+//! forced playouts and policy-target pruning (KataGo), or a Gumbel root with sequential
+//! halving (Danihelka et al. 2022).
+//!
+//! The search is driven from outside in two steps so that many games can share one
+//! evaluator call: [`Tree::select_leaf`] walks down to a position that needs an evaluation
+//! (terminal positions are scored by the rules and backed up on the spot), and
+//! [`Tree::expand_and_backup`] takes the evaluation. [`Tree::search`] does both in a loop
+//! for a single game.
+//!
+//! Values: `w` of a node sums the outcomes from the point of view of the player who made
+//! the move into the node, so a parent picks the child with the highest `w / n`.
+
+use crate::config::{RootMode, SearchConfig};
+use models::evaluator::{Evaluation, Evaluator};
+use rand::Rng;
+use rand_distr::{Distribution, Gamma, Gumbel};
+use schess::{Move, Position};
+
+const NO_POS: u32 = u32::MAX;
+
+#[derive(Debug, Clone)]
+struct Node {
+    mv: Option<Move>,
+    /// Prior used for selection (noised at the root).
+    prior: f32,
+    /// Prior from the evaluator (kept so noise never accumulates across moves).
+    raw_prior: f32,
+    n: u32,
+    w: f32,
+    d: f32,
+    first_child: u32,
+    num_children: u32,
+    expanded: bool,
+    /// Position index into `Tree::positions` once computed.
+    pos: u32,
+    /// Score of a terminal position for its side to move, once known.
+    terminal: Option<(f32, f32)>,
+}
+
+impl Node {
+    fn new(mv: Option<Move>, prior: f32) -> Node {
+        Node {
+            mv,
+            prior,
+            raw_prior: prior,
+            n: 0,
+            w: 0.0,
+            d: 0.0,
+            first_child: 0,
+            num_children: 0,
+            expanded: false,
+            pos: NO_POS,
+            terminal: None,
+        }
+    }
+    fn children(&self) -> std::ops::Range<usize> {
+        self.first_child as usize..(self.first_child + self.num_children) as usize
+    }
+}
+
+/// A leaf waiting for its evaluation: the node path from the root and the positions the
+/// evaluator needs (game history tail + the path).
+#[derive(Debug, Clone)]
+pub struct Leaf {
+    path: Vec<u32>,
+    /// Positions ending with the leaf's position.
+    pub history: Vec<Position>,
+}
+
+/// State of a Gumbel root search.
+#[derive(Debug, Clone, Default)]
+struct GumbelState {
+    /// Gumbel sample + logit per root child (indexed by child offset).
+    scores: Vec<f32>,
+    /// Children still in contention.
+    remaining: Vec<usize>,
+    /// Root children to visit next.
+    queue: Vec<usize>,
+    budget: u32,
+    phases: u32,
+    phase: u32,
+    c_visit: f32,
+    c_scale: f32,
+}
+
+/// Per-root-move statistics after a search.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RootChild {
+    pub mv: Move,
+    pub visits: u32,
+    pub prior: f32,
+    /// Expected score (win - loss) for the side to move at the root, if visited.
+    pub q: Option<f32>,
+}
+
+/// The search tree of one game's current position.
+#[derive(Debug, Clone)]
+pub struct Tree {
+    nodes: Vec<Node>,
+    positions: Vec<Position>,
+    /// The game's positions up to and including the root.
+    history: Vec<Position>,
+    gumbel: Option<GumbelState>,
+    /// The root's own evaluation (for FPU and Gumbel's completed Q).
+    root_eval_q: f32,
+}
+
+/// Positions of the game history passed to the evaluator with each leaf (covers the
+/// network's history planes and the repetition flags).
+const HISTORY_TAIL: usize = 12;
+
+impl Tree {
+    /// A tree for the last position of `history` (the game so far).
+    pub fn new(history: Vec<Position>) -> Tree {
+        assert!(!history.is_empty(), "a tree needs a root position");
+        let root = history.last().expect("non-empty").clone();
+        let mut root_node = Node::new(None, 1.0);
+        root_node.pos = 0;
+        Tree { nodes: vec![root_node], positions: vec![root], history, gumbel: None, root_eval_q: 0.0 }
+    }
+
+    pub fn root_position(&self) -> &Position {
+        &self.positions[0]
+    }
+
+    pub fn root_visits(&self) -> u32 {
+        self.nodes[0].n
+    }
+
+    pub fn is_root_expanded(&self) -> bool {
+        self.nodes[0].expanded
+    }
+
+    /// Root value (win, draw, loss) for the side to move, from the visits so far.
+    pub fn root_wdl(&self) -> [f32; 3] {
+        let r = &self.nodes[0];
+        if r.n == 0 {
+            return [1.0 / 3.0; 3];
+        }
+        let q = -r.w / r.n as f32;
+        let d = (r.d / r.n as f32).clamp(0.0, 1.0);
+        let win = ((1.0 + q - d) / 2.0).clamp(0.0, 1.0);
+        let loss = ((1.0 - q - d) / 2.0).clamp(0.0, 1.0);
+        [win, d, loss]
+    }
+
+    /// Statistics of the root's moves.
+    pub fn root_children(&self) -> Vec<RootChild> {
+        self.nodes[0]
+            .children()
+            .map(|i| {
+                let c = &self.nodes[i];
+                RootChild {
+                    mv: c.mv.expect("child has a move"),
+                    visits: c.n,
+                    prior: c.raw_prior,
+                    q: (c.n > 0).then(|| c.w / c.n as f32),
+                }
+            })
+            .collect()
+    }
+
+    fn position_of(&mut self, node: usize, parent: usize) -> usize {
+        if self.nodes[node].pos == NO_POS {
+            let mut p = self.positions[self.nodes[parent].pos as usize].clone();
+            p.play_unchecked(self.nodes[node].mv.expect("non-root node has a move"));
+            self.positions.push(p);
+            self.nodes[node].pos = (self.positions.len() - 1) as u32;
+        }
+        self.nodes[node].pos as usize
+    }
+
+    /// Rules-based score of the position at the end of `path`, if the game is over there:
+    /// (value for its side to move, draw probability). Repeating any earlier position of
+    /// the game or the path counts as a draw (search-time twofold rule).
+    fn terminal_value(&self, path: &[u32]) -> Option<(f32, f32)> {
+        let pos = &self.positions[self.nodes[*path.last()? as usize].pos as usize];
+        if !pos.has_legal_moves() {
+            return Some(if pos.is_check() { (-1.0, 0.0) } else { (0.0, 1.0) });
+        }
+        if pos.halfmove_clock() >= 100 || pos.is_insufficient_material() {
+            return Some((0.0, 1.0));
+        }
+        let key = pos.key();
+        let window = pos.halfmove_clock() as usize;
+        let path_positions = path[1..path.len() - 1].iter().map(|&i| &self.positions[self.nodes[i as usize].pos as usize]);
+        let earlier: Vec<&Position> = self.history.iter().chain(path_positions).collect();
+        let repeated = earlier.iter().rev().take(window).skip(1).step_by(2).any(|p| p.key() == key);
+        repeated.then_some((0.0, 1.0))
+    }
+
+    fn select_child(&self, node: usize, is_root: bool, cfg: &SearchConfig, forced: bool) -> usize {
+        let parent = &self.nodes[node];
+        let range = parent.children();
+        let parent_q = if parent.n > 0 { -parent.w / parent.n as f32 } else { self.root_eval_q };
+        let visited_policy: f32 = range.clone().filter(|&i| self.nodes[i].n > 0).map(|i| self.nodes[i].prior).sum();
+        let reduction = if is_root { cfg.fpu_reduction_root } else { cfg.fpu_reduction };
+        let fpu = parent_q - reduction * visited_policy.sqrt();
+        let sqrt_n = (parent.n.max(1) as f32).sqrt();
+        let mut best = range.start;
+        let mut best_score = f32::NEG_INFINITY;
+        for i in range {
+            let c = &self.nodes[i];
+            if forced && cfg.forced_playouts_k > 0.0 && c.n > 0 {
+                let n_forced = (cfg.forced_playouts_k * c.prior * parent.n as f32).sqrt();
+                if (c.n as f32) < n_forced {
+                    return i;
+                }
+            }
+            let q = if c.n > 0 { c.w / c.n as f32 } else { fpu };
+            let score = q + cfg.c_puct * c.prior * sqrt_n / (1.0 + c.n as f32);
+            if score > best_score {
+                best_score = score;
+                best = i;
+            }
+        }
+        best
+    }
+
+    /// Walks from the root to a leaf that needs an evaluation and returns it. Terminal
+    /// positions met on the way are backed up immediately; returns `None` when
+    /// `max_terminal` of them in a row left nothing to evaluate (e.g. every line is mate).
+    pub fn select_leaf(&mut self, cfg: &SearchConfig, forced_playouts: bool, max_terminal: usize) -> Option<Leaf> {
+        for _ in 0..max_terminal.max(1) {
+            let mut path = vec![0u32];
+            let mut node = 0usize;
+            while self.nodes[node].expanded && self.nodes[node].num_children > 0 {
+                let is_root = node == 0;
+                let child = if is_root && self.gumbel.is_some() {
+                    self.next_gumbel_child().unwrap_or_else(|| self.select_child(0, true, cfg, false))
+                } else {
+                    self.select_child(node, is_root, cfg, forced_playouts && is_root)
+                };
+                self.position_of(child, node);
+                path.push(child as u32);
+                node = child;
+            }
+            if node != 0 || self.nodes[0].expanded {
+                if self.nodes[node].terminal.is_none() && node != 0 {
+                    self.nodes[node].terminal = self.terminal_value(&path);
+                }
+                if let Some((v, d)) = self.nodes[node].terminal {
+                    self.backup(&path, v, d);
+                    continue;
+                }
+                if self.nodes[node].expanded {
+                    // The root with no legal moves: nothing to search.
+                    return None;
+                }
+            }
+            let mut history: Vec<Position> =
+                self.history[self.history.len().saturating_sub(HISTORY_TAIL)..].to_vec();
+            history.extend(path[1..].iter().map(|&i| self.positions[self.nodes[i as usize].pos as usize].clone()));
+            return Some(Leaf { path, history });
+        }
+        None
+    }
+
+    fn backup(&mut self, path: &[u32], value: f32, draw: f32) {
+        let mut v = -value;
+        for &i in path.iter().rev() {
+            let n = &mut self.nodes[i as usize];
+            n.n += 1;
+            n.w += v;
+            n.d += draw;
+            v = -v;
+        }
+    }
+
+    /// Expands the leaf with its evaluation and backs the value up the path.
+    pub fn expand_and_backup(&mut self, leaf: &Leaf, eval: &Evaluation) {
+        let node = *leaf.path.last().expect("path has the root") as usize;
+        if !self.nodes[node].expanded {
+            let pos = &self.positions[self.nodes[node].pos as usize];
+            let moves = pos.legal_moves();
+            let first = self.nodes.len() as u32;
+            for (k, m) in moves.iter().enumerate() {
+                let p = eval.priors.get(k).copied().unwrap_or(0.0);
+                self.nodes.push(Node::new(Some(*m), p));
+            }
+            let n = &mut self.nodes[node];
+            n.first_child = first;
+            n.num_children = moves.len() as u32;
+            n.expanded = true;
+            if node == 0 {
+                self.root_eval_q = eval.q();
+            }
+        }
+        self.backup(&leaf.path, eval.q(), eval.wdl[1]);
+    }
+
+    /// Mixes Dirichlet noise into the root priors (call after the root is expanded).
+    pub fn add_root_noise(&mut self, cfg: &SearchConfig, rng: &mut impl Rng) {
+        let range = self.nodes[0].children();
+        let n = range.len();
+        if n < 2 || cfg.noise_epsilon <= 0.0 {
+            return;
+        }
+        let alpha = (cfg.noise_alpha * cfg.noise_alpha_moves / n as f32).max(0.01);
+        let gamma = Gamma::new(alpha as f64, 1.0).expect("positive alpha");
+        let samples: Vec<f64> = (0..n).map(|_| gamma.sample(rng)).collect();
+        let sum: f64 = samples.iter().sum::<f64>().max(1e-12);
+        for (i, s) in range.zip(samples) {
+            let c = &mut self.nodes[i];
+            c.prior = (1.0 - cfg.noise_epsilon) * c.raw_prior + cfg.noise_epsilon * (s / sum) as f32;
+        }
+    }
+
+    /// Resets root priors to the evaluator's (no noise).
+    pub fn clear_root_noise(&mut self) {
+        for i in self.nodes[0].children() {
+            self.nodes[i].prior = self.nodes[i].raw_prior;
+        }
+    }
+
+    /// Starts a Gumbel root search with `budget` simulations (root must be expanded).
+    /// `noise` adds the Gumbel samples (self-play); without it the choice is deterministic.
+    pub fn start_gumbel(&mut self, cfg: &SearchConfig, budget: u32, noise: bool, rng: &mut impl Rng) {
+        let range = self.nodes[0].children();
+        let n = range.len();
+        if n == 0 {
+            self.gumbel = None;
+            return;
+        }
+        let gumbel = Gumbel::new(0.0f32, 1.0).expect("valid Gumbel");
+        let scores: Vec<f32> = range
+            .map(|i| {
+                let g = if noise { gumbel.sample(rng) } else { 0.0 };
+                g + self.nodes[i].raw_prior.max(1e-20).ln()
+            })
+            .collect();
+        let m = cfg.gumbel_actions.clamp(1, n);
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
+        order.truncate(m);
+        let phases = (m as f32).log2().ceil().max(1.0) as u32;
+        let mut st = GumbelState {
+            scores,
+            remaining: order,
+            queue: Vec::new(),
+            budget,
+            phases,
+            phase: 0,
+            c_visit: cfg.gumbel_c_visit,
+            c_scale: cfg.gumbel_c_scale,
+        };
+        Self::fill_gumbel_queue(&mut st);
+        self.gumbel = Some(st);
+    }
+
+    fn fill_gumbel_queue(st: &mut GumbelState) {
+        let per = (st.budget / (st.phases * st.remaining.len() as u32)).max(1);
+        st.queue.clear();
+        for _ in 0..per {
+            st.queue.extend(st.remaining.iter().rev());
+        }
+    }
+
+    /// sigma(q) of the paper, with q mapped from [-1, 1] to [0, 1].
+    fn sigma(&self, q: f32) -> f32 {
+        let (c_visit, c_scale) = self.gumbel.as_ref().map_or((50.0, 1.0), |g| (g.c_visit, g.c_scale));
+        let max_n = self.nodes[0].children().map(|i| self.nodes[i].n).max().unwrap_or(0);
+        (c_visit + max_n as f32) * c_scale * (q + 1.0) / 2.0
+    }
+
+    fn next_gumbel_child(&mut self) -> Option<usize> {
+        let first = self.nodes[0].first_child as usize;
+        let st = self.gumbel.as_ref()?;
+        if st.queue.is_empty() {
+            if st.remaining.len() > 1 && st.phase + 1 < st.phases {
+                self.halve_gumbel();
+            } else {
+                Self::fill_gumbel_queue(self.gumbel.as_mut()?);
+            }
+        }
+        self.gumbel.as_mut()?.queue.pop().map(|k| first + k)
+    }
+
+    /// Sequential halving: keeps the better half of the contenders by
+    /// gumbel + logit + sigma(completed Q) and plans the next phase's visits.
+    fn halve_gumbel(&mut self) {
+        let cq = self.completed_q();
+        let sigma: Vec<f32> = cq.iter().map(|&q| self.sigma(q)).collect();
+        let st = self.gumbel.as_mut().expect("gumbel state");
+        let mut ranked: Vec<(usize, f32)> = st.remaining.iter().map(|&k| (k, st.scores[k] + sigma[k])).collect();
+        ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
+        let keep = (ranked.len() / 2).max(1);
+        st.remaining = ranked.into_iter().take(keep).map(|(k, _)| k).collect();
+        st.phase += 1;
+        Self::fill_gumbel_queue(st);
+    }
+
+    /// Completed Q of each root child for the side to move (visited: its Q; unvisited:
+    /// the mixed value estimate of the paper).
+    fn completed_q(&self) -> Vec<f32> {
+        let range = self.nodes[0].children();
+        let total_n: u32 = range.clone().map(|i| self.nodes[i].n).sum();
+        let visited_prior: f32 = range.clone().filter(|&i| self.nodes[i].n > 0).map(|i| self.nodes[i].raw_prior).sum();
+        let weighted_q: f32 = range
+            .clone()
+            .filter(|&i| self.nodes[i].n > 0)
+            .map(|i| self.nodes[i].raw_prior * self.nodes[i].w / self.nodes[i].n as f32)
+            .sum();
+        let v_mix = if visited_prior > 0.0 {
+            (self.root_eval_q + total_n as f32 / visited_prior * weighted_q) / (1.0 + total_n as f32)
+        } else {
+            self.root_eval_q
+        };
+        range.map(|i| if self.nodes[i].n > 0 { self.nodes[i].w / self.nodes[i].n as f32 } else { v_mix }).collect()
+    }
+
+    /// The move the Gumbel search settles on: the best remaining action by
+    /// gumbel + logit + sigma(q).
+    pub fn gumbel_choice(&self) -> Option<Move> {
+        let st = self.gumbel.as_ref()?;
+        let first = self.nodes[0].first_child as usize;
+        let cq = self.completed_q();
+        st.remaining
+            .iter()
+            .max_by(|&&a, &&b| {
+                (st.scores[a] + self.sigma(cq[a])).total_cmp(&(st.scores[b] + self.sigma(cq[b])))
+            })
+            .and_then(|&k| self.nodes[first + k].mv)
+    }
+
+    /// The search's policy target over the root's moves (in legal-move order), summing to 1.
+    ///
+    /// PUCT: visit counts, with forced playouts pruned when `prune` is set. Gumbel:
+    /// softmax(logits + sigma(completed Q)).
+    pub fn policy_target(&self, cfg: &SearchConfig, prune: bool) -> Vec<f32> {
+        let range = self.nodes[0].children();
+        if range.is_empty() {
+            return Vec::new();
+        }
+        if self.gumbel.is_some() {
+            let cq = self.completed_q();
+            let logits: Vec<f32> = range
+                .clone()
+                .zip(&cq)
+                .map(|(i, &q)| self.nodes[i].raw_prior.max(1e-20).ln() + self.sigma(q))
+                .collect();
+            let idx: Vec<usize> = (0..logits.len()).collect();
+            return models::evaluator::masked_softmax(&logits, &idx);
+        }
+        let mut visits: Vec<f32> = range.clone().map(|i| self.nodes[i].n as f32).collect();
+        if prune && cfg.forced_playouts_k > 0.0 {
+            let total = self.nodes[0].n.max(1) as f32;
+            let sqrt_n = total.sqrt();
+            let (best_k, best) = range
+                .clone()
+                .enumerate()
+                .max_by_key(|(_, i)| self.nodes[*i].n)
+                .map(|(k, i)| (k, &self.nodes[i]))
+                .expect("non-empty");
+            let best_q = if best.n > 0 { best.w / best.n as f32 } else { 0.0 };
+            let best_u = best_q + cfg.c_puct * best.prior * sqrt_n / (1.0 + best.n as f32);
+            for (k, i) in range.clone().enumerate() {
+                let c = &self.nodes[i];
+                if k == best_k || c.n == 0 {
+                    continue;
+                }
+                let q = c.w / c.n as f32;
+                let n_forced = (cfg.forced_playouts_k * c.prior * total).sqrt();
+                let gap = best_u - q;
+                let min_n = if gap > 0.0 { (cfg.c_puct * c.prior * sqrt_n / gap - 1.0).ceil().max(0.0) } else { c.n as f32 };
+                let reduced = (c.n as f32 - n_forced).max(min_n).min(c.n as f32);
+                visits[k] = if reduced <= 1.0 { 0.0 } else { reduced };
+            }
+        }
+        let sum: f32 = visits.iter().sum();
+        if sum <= 0.0 {
+            let n = visits.len() as f32;
+            return vec![1.0 / n; visits.len()];
+        }
+        visits.iter().map(|v| v / sum).collect()
+    }
+
+    /// The most visited root move (ties broken by prior).
+    pub fn best_move(&self) -> Option<Move> {
+        self.nodes[0]
+            .children()
+            .max_by(|&a, &b| {
+                let (x, y) = (&self.nodes[a], &self.nodes[b]);
+                x.n.cmp(&y.n).then(x.raw_prior.total_cmp(&y.raw_prior))
+            })
+            .and_then(|i| self.nodes[i].mv)
+    }
+
+    /// Samples a root move with probability proportional to visits^(1/temperature).
+    pub fn sample_move(&self, temperature: f32, rng: &mut impl Rng) -> Option<Move> {
+        let range = self.nodes[0].children();
+        let weights: Vec<f64> = range.clone().map(|i| (self.nodes[i].n as f64).powf(1.0 / temperature.max(1e-3) as f64)).collect();
+        let sum: f64 = weights.iter().sum();
+        if sum <= 0.0 {
+            return self.best_move();
+        }
+        let mut x = rng.gen::<f64>() * sum;
+        for (i, w) in range.zip(weights) {
+            if x < w {
+                return self.nodes[i].mv;
+            }
+            x -= w;
+        }
+        self.best_move()
+    }
+
+    /// The principal variation: most visited moves from the root down.
+    pub fn principal_variation(&self, max_len: usize) -> Vec<Move> {
+        let mut pv = Vec::new();
+        let mut node = 0usize;
+        while pv.len() < max_len && self.nodes[node].expanded {
+            let Some(best) = self.nodes[node].children().filter(|&i| self.nodes[i].n > 0).max_by_key(|&i| self.nodes[i].n) else {
+                break;
+            };
+            pv.push(self.nodes[best].mv.expect("child move"));
+            node = best;
+        }
+        pv
+    }
+
+    /// Moves the root to the child reached by `mv`, keeping its subtree (tree reuse).
+    /// Returns a fresh tree if that child was never expanded.
+    pub fn advance(self, mv: Move) -> Tree {
+        let mut history = self.history;
+        let mut next_pos = history.last().expect("root").clone();
+        next_pos.play_unchecked(mv);
+        history.push(next_pos.clone());
+        let child = self.nodes[0].children().find(|&i| self.nodes[i].mv == Some(mv));
+        let Some(child) = child.filter(|&c| self.nodes[c].expanded) else {
+            return Tree::new(history);
+        };
+        // Copy the subtree breadth-first into a fresh arena.
+        let mut nodes = Vec::with_capacity(self.nodes.len());
+        let mut positions = Vec::new();
+        let mut root = self.nodes[child].clone();
+        root.mv = None;
+        root.pos = NO_POS;
+        nodes.push(root);
+        positions.push(next_pos);
+        nodes[0].pos = 0;
+        let mut queue = vec![(child, 0usize)];
+        while let Some((old, new)) = queue.pop() {
+            let range = self.nodes[old].children();
+            let first = nodes.len();
+            for i in range.clone() {
+                let mut n = self.nodes[i].clone();
+                if n.pos != NO_POS {
+                    positions.push(self.positions[n.pos as usize].clone());
+                    n.pos = (positions.len() - 1) as u32;
+                }
+                nodes.push(n);
+            }
+            nodes[new].first_child = first as u32;
+            for (k, i) in range.enumerate() {
+                if self.nodes[i].expanded {
+                    queue.push((i, first + k));
+                }
+            }
+        }
+        let mut tree = Tree { nodes, positions, history, gumbel: None, root_eval_q: 0.0 };
+        tree.root_eval_q = if tree.nodes[0].n > 0 { -tree.nodes[0].w / tree.nodes[0].n as f32 } else { 0.0 };
+        tree.clear_root_noise();
+        tree
+    }
+
+    /// Runs `simulations` playouts for this tree alone (batch of one leaf at a time).
+    pub fn search(
+        &mut self,
+        evaluator: &dyn Evaluator,
+        cfg: &SearchConfig,
+        simulations: u32,
+        noise: bool,
+        rng: &mut impl Rng,
+    ) -> anyhow::Result<()> {
+        self.prepare_root(evaluator, cfg, simulations, noise, rng)?;
+        let target = self.root_visits() + simulations;
+        while self.root_visits() < target {
+            let Some(leaf) = self.select_leaf(cfg, noise, 64) else { break };
+            let eval = evaluator.evaluate(&[&leaf.history])?;
+            self.expand_and_backup(&leaf, &eval[0]);
+        }
+        Ok(())
+    }
+
+    /// Expands the root if needed, then sets up noise or the Gumbel root for a search of
+    /// `simulations` playouts.
+    pub fn prepare_root(
+        &mut self,
+        evaluator: &dyn Evaluator,
+        cfg: &SearchConfig,
+        simulations: u32,
+        noise: bool,
+        rng: &mut impl Rng,
+    ) -> anyhow::Result<()> {
+        if !self.nodes[0].expanded {
+            if let Some(leaf) = self.select_leaf(cfg, false, 1) {
+                let eval = evaluator.evaluate(&[&leaf.history])?;
+                self.expand_and_backup(&leaf, &eval[0]);
+            }
+        }
+        self.setup_root(cfg, simulations, noise, rng);
+        Ok(())
+    }
+
+    /// Noise or Gumbel setup once the root is expanded.
+    pub fn setup_root(&mut self, cfg: &SearchConfig, simulations: u32, noise: bool, rng: &mut impl Rng) {
+        self.clear_root_noise();
+        match cfg.root_mode {
+            RootMode::Puct => {
+                self.gumbel = None;
+                if noise {
+                    self.add_root_noise(cfg, rng);
+                }
+            }
+            RootMode::Gumbel => self.start_gumbel(cfg, simulations, noise, rng),
+        }
+    }
+
+    /// The move to play after a search: Gumbel's choice, or visits with temperature.
+    pub fn choose_move(&self, temperature: f32, rng: &mut impl Rng) -> Option<Move> {
+        if self.gumbel.is_some() {
+            return self.gumbel_choice();
+        }
+        if temperature > 0.0 {
+            self.sample_move(temperature, rng)
+        } else {
+            self.best_move()
+        }
+    }
+}

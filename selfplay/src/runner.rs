@@ -1,0 +1,260 @@
+//! Self-play: many games per worker thread, their leaves evaluated in one batch per round.
+
+use crate::config::{RootMode, SelfplayConfig};
+use crate::mcts::{Leaf, Tree};
+use crate::shard::{GameRecord, Sample};
+use models::evaluator::Evaluator;
+use models::policy_index::index_of;
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use schess::{Color, DrawReason, Game, Outcome, Position, Variant};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+
+/// Settings of one self-play batch beyond the config.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    pub games: usize,
+    pub generation: u32,
+    pub seed: u64,
+}
+
+/// One game in progress.
+struct Slot {
+    game: Game,
+    tree: Tree,
+    full: bool,
+    setup_done: bool,
+    target: u32,
+    samples: Vec<Sample>,
+    resign_disabled: bool,
+    resign_streak: [u32; 2],
+    would_resign: Option<Color>,
+    resigned: Option<Color>,
+}
+
+impl Slot {
+    fn new(cfg: &SelfplayConfig, start: &Position, rng: &mut impl Rng) -> Slot {
+        let game = Game::new(start.clone());
+        Slot {
+            tree: Tree::new(game.positions().to_vec()),
+            game,
+            full: rng.gen::<f32>() < cfg.full_search_fraction,
+            setup_done: false,
+            target: 0,
+            samples: Vec::new(),
+            resign_disabled: cfg.resign_threshold >= 1.0 || rng.gen::<f32>() < cfg.resign_disabled_fraction,
+            resign_streak: [0, 0],
+            would_resign: None,
+            resigned: None,
+        }
+    }
+
+    fn simulations(&self, cfg: &SelfplayConfig) -> u32 {
+        if self.full {
+            cfg.simulations
+        } else {
+            cfg.fast_simulations.max(1)
+        }
+    }
+
+    /// Advances this game until it needs an evaluation (returns the leaf) or ends
+    /// (returns `None`; the game is then over).
+    fn next_leaf(&mut self, cfg: &SelfplayConfig, rng: &mut impl Rng) -> Option<Leaf> {
+        loop {
+            if self.finished(cfg).is_some() {
+                return None;
+            }
+            if !self.tree.is_root_expanded() {
+                if let Some(leaf) = self.tree.select_leaf(&cfg.search, false, 1) {
+                    return Some(leaf);
+                }
+            }
+            if !self.setup_done {
+                let sims = self.simulations(cfg);
+                self.tree.setup_root(&cfg.search, sims, self.full, rng);
+                self.target = self.tree.root_visits() + sims;
+                self.setup_done = true;
+            }
+            if self.tree.root_visits() < self.target {
+                if let Some(leaf) = self.tree.select_leaf(&cfg.search, self.full, 64) {
+                    return Some(leaf);
+                }
+            }
+            self.finish_move(cfg, rng);
+        }
+    }
+
+    fn finish_move(&mut self, cfg: &SelfplayConfig, rng: &mut impl Rng) {
+        let pos = self.game.position().clone();
+        let turn = pos.turn();
+        if self.full {
+            let target = self.tree.policy_target(&cfg.search, true);
+            let moves = pos.legal_moves();
+            let policy: Vec<(u16, f32)> = moves
+                .iter()
+                .zip(&target)
+                .filter(|(_, &p)| p > 0.0)
+                .map(|(&m, &p)| (index_of(m, turn).expect("legal move index") as u16, p))
+                .collect();
+            self.samples.push(Sample {
+                ply: self.game.ply() as u16,
+                policy,
+                root_wdl: self.tree.root_wdl(),
+                visits: self.tree.root_visits(),
+            });
+        }
+        // Resignation: the best move's expected score stays below -threshold.
+        let best_q = self.tree.root_children().iter().filter_map(|c| c.q).fold(f32::NEG_INFINITY, f32::max);
+        if best_q.is_finite() && best_q < -cfg.resign_threshold {
+            self.resign_streak[turn.index()] += 1;
+        } else {
+            self.resign_streak[turn.index()] = 0;
+        }
+        if self.resign_streak[turn.index()] >= cfg.resign_plies.max(1) && cfg.resign_threshold < 1.0 {
+            if self.resign_disabled {
+                self.would_resign.get_or_insert(turn);
+            } else {
+                self.resigned = Some(turn);
+                return;
+            }
+        }
+        let temperature = if (self.game.ply() as u32) < cfg.temperature_plies { cfg.temperature } else { 0.0 };
+        let mv = self.tree.choose_move(temperature, rng).expect("a position with legal moves");
+        self.game.play_unchecked(mv);
+        let tree = std::mem::replace(&mut self.tree, Tree::new(vec![Position::startpos()]));
+        self.tree = tree.advance(mv);
+        self.setup_done = false;
+        self.full = rng.gen::<f32>() < cfg.full_search_fraction;
+    }
+
+    /// The result (from White's view) and termination if the game is over.
+    fn finished(&self, cfg: &SelfplayConfig) -> Option<(i8, &'static str)> {
+        if let Some(loser) = self.resigned {
+            return Some((if loser == Color::White { -1 } else { 1 }, "resign"));
+        }
+        if let Some(outcome) = self.game.outcome() {
+            return Some(match outcome {
+                Outcome::Checkmate { winner } => (if winner == Color::White { 1 } else { -1 }, "checkmate"),
+                Outcome::Draw(r) => (
+                    0,
+                    match r {
+                        DrawReason::Stalemate => "stalemate",
+                        DrawReason::FiftyMoves => "fifty-moves",
+                        DrawReason::Repetition => "repetition",
+                        DrawReason::InsufficientMaterial => "insufficient-material",
+                    },
+                ),
+            });
+        }
+        if self.game.ply() as u32 >= cfg.max_plies {
+            return Some((0, "max-length"));
+        }
+        None
+    }
+
+    fn into_record(self, cfg: &SelfplayConfig, generation: u32) -> GameRecord {
+        let (result, termination) = self.finished(cfg).expect("finished game");
+        GameRecord {
+            variant: self.game.start().variant().name().to_string(),
+            start_fen: self.game.start().fen(),
+            moves: self.game.moves().iter().map(|m| m.to_uci()).collect(),
+            samples: self.samples,
+            result,
+            termination: termination.to_string(),
+            generation,
+            resign_disabled: self.resign_disabled,
+            would_have_resigned: self.would_resign.map(|c| c.char()),
+        }
+    }
+}
+
+/// Plays `opts.games` self-play games with `threads` workers, sending each finished game
+/// to `sink` as it completes. Stops early (after the games in flight) when `stop` is set.
+pub fn play(
+    cfg: &SelfplayConfig,
+    evaluator: &dyn Evaluator,
+    opts: &RunOptions,
+    stop: &AtomicBool,
+    sink: mpsc::Sender<GameRecord>,
+) -> anyhow::Result<()> {
+    let variant = Variant::from_name(&cfg.variant)
+        .ok_or_else(|| anyhow::anyhow!("unknown variant {:?} (seirawan or chess)", cfg.variant))?;
+    let start = Position::new(variant);
+    let threads = if cfg.threads == 0 { rayon::current_num_threads() } else { cfg.threads };
+    let started = AtomicUsize::new(0);
+    let errors = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for t in 0..threads {
+            let sink = sink.clone();
+            let (started, errors, start) = (&started, &errors, &start);
+            scope.spawn(move || {
+                let mut rng = SmallRng::seed_from_u64(opts.seed ^ (t as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+                if let Err(e) = worker(cfg, evaluator, opts, start, started, stop, &sink, &mut rng) {
+                    errors.lock().unwrap_or_else(|p| p.into_inner()).push(e);
+                    stop.store(true, Ordering::Relaxed);
+                }
+            });
+        }
+    });
+    match errors.into_inner().unwrap_or_else(|p| p.into_inner()).pop() {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn worker(
+    cfg: &SelfplayConfig,
+    evaluator: &dyn Evaluator,
+    opts: &RunOptions,
+    start: &Position,
+    started: &AtomicUsize,
+    stop: &AtomicBool,
+    sink: &mpsc::Sender<GameRecord>,
+    rng: &mut SmallRng,
+) -> anyhow::Result<()> {
+    let claim = || !stop.load(Ordering::Relaxed) && started.fetch_add(1, Ordering::Relaxed) < opts.games;
+    let mut slots: Vec<Slot> = Vec::new();
+    for _ in 0..cfg.games_per_thread.max(1) {
+        if !claim() {
+            break;
+        }
+        slots.push(Slot::new(cfg, start, rng));
+    }
+    while !slots.is_empty() {
+        let mut leaves: Vec<(usize, Leaf)> = Vec::with_capacity(slots.len());
+        let mut i = 0;
+        while i < slots.len() {
+            match slots[i].next_leaf(cfg, rng) {
+                Some(leaf) => {
+                    leaves.push((i, leaf));
+                    i += 1;
+                }
+                None => {
+                    let done = slots.swap_remove(i);
+                    // Leaves already collected keep their slot indices: the swapped-in
+                    // slot has not been visited yet this round.
+                    let _ = sink.send(done.into_record(cfg, opts.generation));
+                    if claim() {
+                        slots.push(Slot::new(cfg, start, rng));
+                    }
+                }
+            }
+        }
+        if leaves.is_empty() {
+            continue;
+        }
+        let histories: Vec<&[Position]> = leaves.iter().map(|(_, l)| l.history.as_slice()).collect();
+        let evals = evaluator.evaluate(&histories)?;
+        for ((slot, leaf), eval) in leaves.iter().zip(&evals) {
+            slots[*slot].tree.expand_and_backup(leaf, eval);
+        }
+    }
+    Ok(())
+}
+
+/// Whether the Gumbel root is in use (for reports).
+pub fn uses_gumbel(cfg: &SelfplayConfig) -> bool {
+    cfg.search.root_mode == RootMode::Gumbel
+}

@@ -1,0 +1,84 @@
+//! Self-play with the uniform evaluator: complete, replayable games with sound targets.
+
+use models::evaluator::UniformEvaluator;
+use models::policy_index::{move_of, policy_move};
+use schess::Color;
+use selfplay::runner::{play, RunOptions};
+use selfplay::{RootMode, SelfplayConfig};
+use std::sync::atomic::AtomicBool;
+use std::sync::mpsc;
+
+fn run(cfg: &SelfplayConfig, games: usize) -> Vec<selfplay::GameRecord> {
+    let (tx, rx) = mpsc::channel();
+    let stop = AtomicBool::new(false);
+    play(cfg, &UniformEvaluator, &RunOptions { games, generation: 0, seed: 7 }, &stop, tx).unwrap();
+    rx.into_iter().collect()
+}
+
+fn check(records: &[selfplay::GameRecord], cfg: &SelfplayConfig) {
+    for r in records {
+        let game = r.replay().expect("replays");
+        assert!(game.ply() as u32 <= cfg.max_plies);
+        assert!(matches!(r.result, -1..=1));
+        match r.termination.as_str() {
+            "checkmate" => {
+                assert!(game.position().is_checkmate());
+                // The side that just moved won.
+                let winner = game.position().turn().flip();
+                assert_eq!(r.result_for(winner), 1);
+            }
+            "max-length" | "repetition" | "stalemate" | "fifty-moves" | "insufficient-material" => {
+                assert_eq!(r.result, 0)
+            }
+            "resign" => assert_ne!(r.result, 0),
+            t => panic!("unknown termination {t}"),
+        }
+        for s in &r.samples {
+            let pos = &game.positions()[s.ply as usize];
+            let sum: f32 = s.policy.iter().map(|p| p.1).sum();
+            assert!((sum - 1.0).abs() < 1e-3, "policy sums to {sum}");
+            for &(i, p) in &s.policy {
+                assert!(p > 0.0);
+                assert!(policy_move(i as usize).is_some());
+                assert!(move_of(pos, i as usize).is_some(), "target on an illegal move");
+            }
+            assert!((s.root_wdl.iter().sum::<f32>() - 1.0).abs() < 1e-3);
+        }
+        let _ = Color::White;
+    }
+}
+
+#[test]
+fn puct_games_are_complete_and_sound() {
+    let cfg = SelfplayConfig {
+        simulations: 16,
+        fast_simulations: 4,
+        full_search_fraction: 0.5,
+        max_plies: 60,
+        games_per_thread: 3,
+        threads: 2,
+        ..SelfplayConfig::default()
+    };
+    let records = run(&cfg, 5);
+    assert_eq!(records.len(), 5);
+    assert!(records.iter().any(|r| !r.samples.is_empty()));
+    check(&records, &cfg);
+}
+
+#[test]
+fn gumbel_games_are_complete_and_sound() {
+    let mut cfg = SelfplayConfig {
+        simulations: 8,
+        fast_simulations: 4,
+        full_search_fraction: 1.0,
+        max_plies: 40,
+        games_per_thread: 2,
+        threads: 1,
+        ..SelfplayConfig::default()
+    };
+    cfg.search.root_mode = RootMode::Gumbel;
+    let records = run(&cfg, 2);
+    assert_eq!(records.len(), 2);
+    assert!(records.iter().all(|r| r.samples.len() == r.moves.len()));
+    check(&records, &cfg);
+}
