@@ -1,0 +1,1 @@
+//! szero evaluation (see the crate description).

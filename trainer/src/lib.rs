@@ -1,0 +1,1 @@
+//! szero trainer (see the crate description).
