@@ -107,46 +107,75 @@ pub fn softmax3(l: &[f32]) -> [f32; 3] {
     [e[0] / s, e[1] / s, e[2] / s]
 }
 
+/// Inputs of a batch, encoded on the caller's thread: planes and legal-move indices.
+pub struct Prepared {
+    pub input: Vec<f32>,
+    pub legal: Vec<Vec<usize>>,
+}
+
+/// Raw network outputs of a batch, on the CPU, row-major.
+pub struct RawOutput {
+    pub policy: Vec<f32>,
+    pub wdl: Vec<f32>,
+    pub moves_left: Option<Vec<f32>>,
+}
+
+/// Encodes a batch (planes + legal move indices): the CPU-side half of an evaluation,
+/// done by the calling search thread so that a shared network thread only runs the net.
+pub fn prepare(histories: &[&[Position]], history: usize) -> Prepared {
+    let len = input_len(history);
+    let mut input = vec![0f32; len * histories.len()];
+    for (h, chunk) in histories.iter().zip(input.chunks_mut(len)) {
+        encode(h, history, chunk);
+    }
+    let legal = histories
+        .iter()
+        .map(|h| {
+            let pos = h.last().expect("non-empty history");
+            let turn = pos.turn();
+            pos.legal_moves().iter().map(|&m| index_of(m, turn).expect("legal moves have policy indices")).collect()
+        })
+        .collect();
+    Prepared { input, legal }
+}
+
+/// Runs `net` on `n` encoded positions.
+pub fn run_net(net: &Net, input: &[f32], n: usize) -> anyhow::Result<RawOutput> {
+    let planes = (input.len() / n.max(1) / 64) as i64;
+    let xs = Tensor::from_slice(input).view([n as i64, planes, 8, 8]);
+    let out = net.infer(&xs)?;
+    let to_vec = |t: &Tensor| -> anyhow::Result<Vec<f32>> {
+        Ok(Vec::<f32>::try_from(t.to_kind(Kind::Float).to_device(tch::Device::Cpu).flatten(0, -1))?)
+    };
+    Ok(RawOutput {
+        policy: to_vec(&out.policy)?,
+        wdl: to_vec(&out.wdl)?,
+        moves_left: out.moves_left.as_ref().map(to_vec).transpose()?,
+    })
+}
+
+/// Turns row `row` of raw outputs into an evaluation over `legal`.
+pub fn finish(raw: &RawOutput, row: usize, legal: &[usize]) -> Evaluation {
+    let n = raw.wdl.len() / 3;
+    let width = raw.policy.len() / n.max(1);
+    Evaluation {
+        priors: masked_softmax(&raw.policy[row * width..(row + 1) * width], legal),
+        wdl: softmax3(&raw.wdl[row * 3..row * 3 + 3]),
+        moves_left: raw.moves_left.as_ref().map(|m| m[row]),
+    }
+}
+
 impl Evaluator for NetEvaluator {
     fn evaluate(&self, histories: &[&[Position]]) -> anyhow::Result<Vec<Evaluation>> {
         if histories.is_empty() {
             return Ok(Vec::new());
         }
-        let len = input_len(self.history);
-        let mut input = vec![0f32; len * histories.len()];
-        for (h, chunk) in histories.iter().zip(input.chunks_mut(len)) {
-            encode(h, self.history, chunk);
-        }
-        let net = self.net.lock().unwrap_or_else(|e| e.into_inner());
-        let planes = (len / 64) as i64;
-        let xs = Tensor::from_slice(&input).view([histories.len() as i64, planes, 8, 8]);
-        let out = net.infer(&xs)?;
-        let policy: Vec<f32> = Vec::<f32>::try_from(out.policy.to_kind(Kind::Float).to_device(tch::Device::Cpu).flatten(0, -1))?;
-        let wdl: Vec<f32> = Vec::<f32>::try_from(out.wdl.to_kind(Kind::Float).to_device(tch::Device::Cpu).flatten(0, -1))?;
-        let ml: Option<Vec<f32>> = match &out.moves_left {
-            Some(t) => Some(Vec::<f32>::try_from(t.to_kind(Kind::Float).to_device(tch::Device::Cpu).flatten(0, -1))?),
-            None => None,
+        let prepared = prepare(histories, self.history);
+        let raw = {
+            let net = self.net.lock().unwrap_or_else(|e| e.into_inner());
+            run_net(&net, &prepared.input, histories.len())?
         };
-        drop(net);
-        let width = policy.len() / histories.len();
-        Ok(histories
-            .iter()
-            .enumerate()
-            .map(|(i, h)| {
-                let pos = h.last().expect("non-empty history");
-                let turn = pos.turn();
-                let indices: Vec<usize> = pos
-                    .legal_moves()
-                    .iter()
-                    .map(|&m| index_of(m, turn).expect("legal moves have policy indices"))
-                    .collect();
-                Evaluation {
-                    priors: masked_softmax(&policy[i * width..(i + 1) * width], &indices),
-                    wdl: softmax3(&wdl[i * 3..i * 3 + 3]),
-                    moves_left: ml.as_ref().map(|m| m[i]),
-                }
-            })
-            .collect())
+        Ok(prepared.legal.iter().enumerate().map(|(i, legal)| finish(&raw, i, legal)).collect())
     }
     fn describe(&self) -> String {
         let net = self.net.lock().unwrap_or_else(|e| e.into_inner());

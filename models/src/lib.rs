@@ -11,6 +11,7 @@
 //! (`source scripts/env.sh`). Packages that build binaries or tests against tch need
 //! this crate's `build.rs` (RUNPATH and CUDA registration; see there).
 
+pub mod batcher;
 pub mod checkpoint;
 pub mod config;
 pub mod device;

@@ -181,14 +181,20 @@ pub fn play(
     let variant = Variant::from_name(&cfg.variant)
         .ok_or_else(|| anyhow::anyhow!("unknown variant {:?} (seirawan or chess)", cfg.variant))?;
     let start = Position::new(variant);
-    let threads = if cfg.threads == 0 { rayon::current_num_threads() } else { cfg.threads };
+    let threads = if cfg.threads == 0 { std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) } else { cfg.threads };
     let started = AtomicUsize::new(0);
     let errors = std::sync::Mutex::new(Vec::new());
-    std::thread::scope(|scope| {
+    // A dedicated rayon pool with one long-lived worker per thread (each runs many games).
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("selfplay-{i}"))
+        .build()
+        .map_err(|e| anyhow::anyhow!("cannot start self-play threads: {e}"))?;
+    pool.scope(|scope| {
         for t in 0..threads {
             let sink = sink.clone();
             let (started, errors, start) = (&started, &errors, &start);
-            scope.spawn(move || {
+            scope.spawn(move |_| {
                 let mut rng = SmallRng::seed_from_u64(opts.seed ^ (t as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
                 if let Err(e) = worker(cfg, evaluator, opts, start, started, stop, &sink, &mut rng) {
                     errors.lock().unwrap_or_else(|p| p.into_inner()).push(e);

@@ -1,3 +1,5 @@
 //! One module per subcommand.
 
+pub mod export;
 pub mod perft;
+pub mod selfplay;

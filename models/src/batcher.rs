@@ -1,0 +1,199 @@
+//! A network shared by many search threads, with their requests merged into one batch.
+//!
+//! A GPU wants batches of thousands. Each self-play thread brings a few hundred leaves per
+//! round; this evaluator lets every caller encode its own inputs in parallel, then one of
+//! them (the "leader") waits briefly for the others, concatenates all pending inputs, runs
+//! the network once and hands each caller its rows. No extra thread; the network is used by
+//! one thread at a time.
+
+use crate::evaluator::{finish, prepare, run_net, Evaluation, Evaluator};
+use crate::net::Net;
+use schess::Position;
+use std::collections::HashMap;
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+struct Request {
+    id: u64,
+    input: Vec<f32>,
+    n: usize,
+}
+
+#[derive(Default)]
+struct State {
+    pending: Vec<Request>,
+    pending_rows: usize,
+    leader: bool,
+    next_id: u64,
+    done: HashMap<u64, Result<Arc<(crate::evaluator::RawOutput, usize)>, String>>,
+}
+
+/// Merges concurrent `evaluate` calls into one network batch.
+pub struct BatchingNetEvaluator {
+    net: Mutex<Net>,
+    history: usize,
+    /// Start a batch once this many callers are waiting (e.g. the number of threads).
+    callers: usize,
+    /// ... or once this many rows are pending.
+    max_rows: usize,
+    /// ... or after waiting this long for more.
+    max_wait: Duration,
+    state: Mutex<State>,
+    cv: Condvar,
+    stats: Mutex<(u64, u64)>,
+}
+
+impl BatchingNetEvaluator {
+    pub fn new(net: Net, history: usize, callers: usize, max_rows: usize, max_wait: Duration) -> Self {
+        BatchingNetEvaluator {
+            net: Mutex::new(net),
+            history,
+            callers: callers.max(1),
+            max_rows: max_rows.max(1),
+            max_wait,
+            state: Mutex::new(State::default()),
+            cv: Condvar::new(),
+            stats: Mutex::new((0, 0)),
+        }
+    }
+
+    /// (network calls, rows evaluated) so far: their ratio is the mean batch size.
+    pub fn batch_stats(&self) -> (u64, u64) {
+        *self.stats.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn lead(&self, mut st: std::sync::MutexGuard<'_, State>) -> std::sync::MutexGuard<'_, State> {
+        st.leader = true;
+        let deadline = Instant::now() + self.max_wait;
+        while st.pending.len() < self.callers && st.pending_rows < self.max_rows {
+            let now = Instant::now();
+            if now >= deadline {
+                break;
+            }
+            st = self.cv.wait_timeout(st, deadline - now).unwrap_or_else(|e| e.into_inner()).0;
+        }
+        let batch = std::mem::take(&mut st.pending);
+        st.pending_rows = 0;
+        drop(st);
+
+        let rows: usize = batch.iter().map(|r| r.n).sum();
+        let mut input = Vec::with_capacity(batch.iter().map(|r| r.input.len()).sum());
+        for r in &batch {
+            input.extend_from_slice(&r.input);
+        }
+        let result = {
+            let net = self.net.lock().unwrap_or_else(|e| e.into_inner());
+            run_net(&net, &input, rows).map(Arc::new).map_err(|e| format!("{e:#}"))
+        };
+        {
+            let mut s = self.stats.lock().unwrap_or_else(|e| e.into_inner());
+            s.0 += 1;
+            s.1 += rows as u64;
+        }
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let mut offset = 0;
+        for r in &batch {
+            let entry = match &result {
+                Ok(raw) => Ok(Arc::new((
+                    slice_rows(&raw, offset, r.n),
+                    r.n,
+                ))),
+                Err(e) => Err(e.clone()),
+            };
+            st.done.insert(r.id, entry);
+            offset += r.n;
+        }
+        st.leader = false;
+        self.cv.notify_all();
+        st
+    }
+}
+
+fn slice_rows(raw: &crate::evaluator::RawOutput, start: usize, n: usize) -> crate::evaluator::RawOutput {
+    let total = raw.wdl.len() / 3;
+    let width = raw.policy.len() / total.max(1);
+    crate::evaluator::RawOutput {
+        policy: raw.policy[start * width..(start + n) * width].to_vec(),
+        wdl: raw.wdl[start * 3..(start + n) * 3].to_vec(),
+        moves_left: raw.moves_left.as_ref().map(|m| m[start..start + n].to_vec()),
+    }
+}
+
+impl Evaluator for BatchingNetEvaluator {
+    fn evaluate(&self, histories: &[&[Position]]) -> anyhow::Result<Vec<Evaluation>> {
+        if histories.is_empty() {
+            return Ok(Vec::new());
+        }
+        let prepared = prepare(histories, self.history);
+        let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
+        let id = st.next_id;
+        st.next_id += 1;
+        st.pending_rows += histories.len();
+        st.pending.push(Request { id, input: prepared.input, n: histories.len() });
+        self.cv.notify_all();
+        let raw = loop {
+            if let Some(r) = st.done.remove(&id) {
+                break r;
+            }
+            if !st.leader {
+                st = self.lead(st);
+                continue;
+            }
+            st = self.cv.wait(st).unwrap_or_else(|e| e.into_inner());
+        };
+        drop(st);
+        let raw = raw.map_err(|e| anyhow::anyhow!(e))?;
+        Ok(prepared.legal.iter().enumerate().map(|(i, legal)| finish(&raw.0, i, legal)).collect())
+    }
+
+    fn describe(&self) -> String {
+        let net = self.net.lock().unwrap_or_else(|e| e.into_inner());
+        let c = net.config();
+        format!("batched net {}x{} on {:?}", c.blocks, c.channels, net.device())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evaluator::NetEvaluator;
+
+    #[test]
+    fn merged_batches_equal_single_calls() {
+        let cfg = crate::net_config(1, 8, 0);
+        crate::tch::manual_seed(3);
+        let net = Net::new(cfg.clone(), tch::Device::Cpu).unwrap();
+        let single_net = net.try_clone_to(tch::Device::Cpu, crate::Precision::F32).unwrap();
+        let batched = BatchingNetEvaluator::new(net, 0, 3, 10_000, Duration::from_millis(50));
+        let single = NetEvaluator::new(single_net, 0);
+        let mut positions = vec![Position::startpos()];
+        for m in ["e2e4", "b8c6e", "g1f3h"] {
+            let p = positions.last().unwrap().clone();
+            positions.push(p.play(p.parse_uci(m).unwrap()).unwrap());
+        }
+        let results: Vec<Vec<Evaluation>> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..3)
+                .map(|t| {
+                    let (b, ps) = (&batched, &positions);
+                    s.spawn(move || b.evaluate(&[std::slice::from_ref(&ps[t]), std::slice::from_ref(&ps[t + 1])]).unwrap())
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        for (t, r) in results.iter().enumerate() {
+            let expect = single.evaluate(&[std::slice::from_ref(&positions[t]), std::slice::from_ref(&positions[t + 1])]).unwrap();
+            for (a, b) in r.iter().zip(&expect) {
+                assert_eq!(a.priors.len(), b.priors.len());
+                for (x, y) in a.priors.iter().zip(&b.priors) {
+                    assert!((x - y).abs() < 1e-5);
+                }
+                for (x, y) in a.wdl.iter().zip(&b.wdl) {
+                    assert!((x - y).abs() < 1e-5);
+                }
+            }
+        }
+        let (calls, rows) = batched.batch_stats();
+        assert_eq!(rows, 6);
+        assert!(calls <= 3);
+    }
+}

@@ -1,0 +1,82 @@
+//! Groups finished games into shard files (and a PGN beside each), written atomically.
+
+use crate::shard::{self, GameRecord, ShardError};
+use models::io::write_atomic;
+use std::path::{Path, PathBuf};
+
+/// Collects games and writes a shard every `games_per_shard` games.
+pub struct ShardWriter {
+    dir: PathBuf,
+    prefix: String,
+    games_per_shard: usize,
+    pending: Vec<GameRecord>,
+    written: usize,
+    pgn: bool,
+}
+
+impl ShardWriter {
+    /// Files are named `<prefix>-<unix ms>-<pid>-<n>.shard`, unique across restarts and
+    /// concurrent writers. `pgn`: also write the games as `<same name>.pgn`.
+    pub fn new(dir: &Path, prefix: &str, games_per_shard: usize, pgn: bool) -> Result<ShardWriter, ShardError> {
+        std::fs::create_dir_all(dir).map_err(|source| ShardError::Io { path: dir.to_path_buf(), source })?;
+        Ok(ShardWriter {
+            dir: dir.to_path_buf(),
+            prefix: prefix.to_string(),
+            games_per_shard: games_per_shard.max(1),
+            pending: Vec::new(),
+            written: 0,
+            pgn,
+        })
+    }
+
+    /// Adds a game; returns the shard's path when one was written.
+    pub fn push(&mut self, game: GameRecord) -> Result<Option<PathBuf>, ShardError> {
+        self.pending.push(game);
+        if self.pending.len() >= self.games_per_shard {
+            return self.flush();
+        }
+        Ok(None)
+    }
+
+    /// Writes whatever is pending.
+    pub fn flush(&mut self) -> Result<Option<PathBuf>, ShardError> {
+        if self.pending.is_empty() {
+            return Ok(None);
+        }
+        let ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_millis()).unwrap_or(0);
+        let stem = format!("{}-{ms}-{}-{:05}", self.prefix, std::process::id(), self.written);
+        let path = self.dir.join(format!("{stem}.shard"));
+        if self.pgn {
+            let text: String = self.pending.iter().filter_map(|g| pgn_of(g).ok()).collect();
+            let pgn_path = self.dir.join(format!("{stem}.pgn"));
+            write_atomic(&pgn_path, text.as_bytes()).map_err(|source| ShardError::Io { path: pgn_path, source })?;
+        }
+        shard::write(&path, &self.pending)?;
+        self.pending.clear();
+        self.written += 1;
+        Ok(Some(path))
+    }
+
+    /// Shards written so far.
+    pub fn shards_written(&self) -> usize {
+        self.written
+    }
+}
+
+/// A game record as PGN.
+pub fn pgn_of(r: &GameRecord) -> Result<String, ShardError> {
+    let game = r.replay()?;
+    let result = match r.result {
+        1 => "1-0",
+        -1 => "0-1",
+        _ => "1/2-1/2",
+    };
+    let players = format!("szero gen {}", r.generation);
+    let tags = [
+        ("Event", "szero self-play".to_string()),
+        ("White", players.clone()),
+        ("Black", players),
+        ("Termination", r.termination.clone()),
+    ];
+    Ok(schess::pgn::write_game(&game, &tags, result, None))
+}
