@@ -4,7 +4,12 @@
 //! ```toml
 //! [network]   # architecture of a fresh network, device and precision
 //! [selfplay]  # search and game settings (selfplay::SelfplayConfig)
+//! [train]     # trainer settings (trainer::TrainConfig)
+//! [gate]      # how candidates are tested (eval::GateConfig)
+//! [run]       # how `szero run` schedules its stages and when it stops
 //! ```
+//!
+//! Every field is documented on its struct; `configs/default.toml` lists them all.
 
 use anyhow::{Context, Result};
 use models::{DeviceChoice, NetConfig, Precision};
@@ -46,12 +51,52 @@ impl NetworkConfig {
     }
 }
 
+/// How `szero run` schedules its stages.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct PipelineConfig {
+    /// Run the self-play stage.
+    pub selfplay: bool,
+    /// Run the training stage.
+    pub train: bool,
+    /// Run the gating stage.
+    pub gate: bool,
+    /// Self-play games per batch; a new best network is picked up between batches.
+    pub selfplay_chunk_games: usize,
+    /// Training steps per call; the status line is updated between calls.
+    pub train_chunk_steps: u64,
+    /// Also write every self-play shard's games as PGN beside it.
+    pub pgn: bool,
+    /// Stop once the best network reaches this generation (0 = never).
+    pub max_generations: u32,
+    /// Stop after this many minutes (0 = never).
+    pub max_minutes: f64,
+}
+
+impl Default for PipelineConfig {
+    fn default() -> Self {
+        PipelineConfig {
+            selfplay: true,
+            train: true,
+            gate: true,
+            selfplay_chunk_games: 64,
+            train_chunk_steps: 20,
+            pgn: true,
+            max_generations: 0,
+            max_minutes: 0.0,
+        }
+    }
+}
+
 /// A whole run configuration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(deny_unknown_fields, default)]
 pub struct RunConfig {
     pub network: NetworkConfig,
     pub selfplay: SelfplayConfig,
+    pub train: trainer::TrainConfig,
+    pub gate: eval::GateConfig,
+    pub run: PipelineConfig,
 }
 
 impl RunConfig {
@@ -63,6 +108,8 @@ impl RunConfig {
     pub fn parse(text: &str) -> Result<RunConfig> {
         let cfg: RunConfig = toml::from_str(text)?;
         cfg.network.net_config().validate()?;
+        cfg.train.validate()?;
+        cfg.gate.validate().map_err(|e| anyhow::anyhow!("[gate]: {e}"))?;
         anyhow::ensure!(
             schess::Variant::from_name(&cfg.selfplay.variant).is_some(),
             "selfplay.variant {:?} is not a known variant (seirawan or chess)",
@@ -77,12 +124,26 @@ mod tests {
     use super::*;
 
     #[test]
+    #[ignore = "prints the defaults as TOML"]
+    fn print_defaults() {
+        println!("{}", toml::to_string(&RunConfig::default()).unwrap());
+    }
+
+    #[test]
+    fn shipped_configs_parse() {
+        for name in ["default", "h200", "smoke"] {
+            let path = format!("{}/configs/{name}.toml", env!("CARGO_MANIFEST_DIR"));
+            RunConfig::load(Path::new(&path)).unwrap_or_else(|e| panic!("{path}: {e:#}"));
+        }
+    }
+
+    #[test]
     fn defaults_and_unknown_fields() {
         assert_eq!(RunConfig::parse("").unwrap(), RunConfig::default());
         let err = RunConfig::parse("[selfplay]\nsimulatons = 5\n").unwrap_err();
         assert!(format!("{err:#}").contains("simulatons"), "{err:#}");
-        let err = RunConfig::parse("[network]\nblocks = 0\n").unwrap_err();
-        assert!(format!("{err:#}").contains("blocks"), "{err:#}");
+        let err = RunConfig::parse("[network]\nchannels = 0\n").unwrap_err();
+        assert!(format!("{err:#}").contains("channels"), "{err:#}");
         let cfg = RunConfig::parse("[selfplay]\nsimulations = 5\n[selfplay.search]\nroot_mode = \"gumbel\"\n").unwrap();
         assert_eq!(cfg.selfplay.simulations, 5);
         assert_eq!(cfg.selfplay.search.root_mode, selfplay::RootMode::Gumbel);

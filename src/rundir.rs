@@ -4,7 +4,6 @@
 //! ```text
 //! <run>/config.toml          the config the run was started with (reference copy)
 //! <run>/best.safetensors     current best network (replaced atomically by the gate)
-//! <run>/best.json            {"generation": N, ...} of the best network
 //! <run>/shards/*.shard       self-play games (+ .pgn beside each)
 //! <run>/candidates/          networks the trainer proposes
 //! <run>/trainer/             trainer checkpoints and state
@@ -13,22 +12,12 @@
 //! ```
 
 use anyhow::{Context, Result};
-use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// Paths of a run directory.
 #[derive(Debug, Clone)]
 pub struct RunDir {
     pub root: PathBuf,
-}
-
-/// What `best.json` records about the best network.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct BestInfo {
-    /// 0 for the random initial network, +1 per promotion.
-    pub generation: u32,
-    /// Where the network came from (candidate file or "initial").
-    pub source: String,
 }
 
 impl RunDir {
@@ -49,9 +38,6 @@ impl RunDir {
     pub fn best(&self) -> PathBuf {
         self.root.join("best.safetensors")
     }
-    pub fn best_info_path(&self) -> PathBuf {
-        self.root.join("best.json")
-    }
     pub fn shards(&self) -> PathBuf {
         self.root.join("shards")
     }
@@ -66,24 +52,6 @@ impl RunDir {
     }
     pub fn tensorboard(&self, stage: &str) -> PathBuf {
         self.root.join("tensorboard").join(stage)
-    }
-
-    /// The best network's record; generation 0 if the file is missing.
-    pub fn best_info(&self) -> Result<BestInfo> {
-        match std::fs::read(self.best_info_path()) {
-            Ok(bytes) => serde_json::from_slice(&bytes)
-                .with_context(|| format!("{} is corrupt", self.best_info_path().display())),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                Ok(BestInfo { generation: 0, source: "initial".into() })
-            }
-            Err(e) => Err(e).with_context(|| format!("reading {}", self.best_info_path().display())),
-        }
-    }
-
-    pub fn write_best_info(&self, info: &BestInfo) -> Result<()> {
-        let bytes = serde_json::to_vec_pretty(info)?;
-        models::io::write_atomic(&self.best_info_path(), &bytes)
-            .with_context(|| format!("writing {}", self.best_info_path().display()))
     }
 
     /// Removes temporary files left by writers that were killed mid-write (`.name.tmp.*`).

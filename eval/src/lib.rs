@@ -1,1 +1,29 @@
-//! szero evaluation (see the crate description).
+//! Evaluation for szero: how strong is a network, and is it stronger than the last one?
+//!
+//! - [`player`]: the [`player::Player`] trait and the player specs matches are built from;
+//!   [`baseline`] (random, greedy), [`search`] (MCTS with a network or the uniform
+//!   evaluator) and [`engine_process`] (external UCI engines such as Fairy-Stockfish).
+//! - [`match_runner`]: game pairs from [`openings`] on worker threads, adjudication, PGN,
+//!   and [`stats`] (Elo, pentanomial, GSPRT); [`batched`] plays network against network
+//!   with many games in flight and one network call per batch of leaves.
+//! - [`gate`]: the candidate-versus-best test that decides which network self-play uses,
+//!   configured by [`config::GateConfig`].
+//! - [`uci`]: szero as a UCI engine.
+
+pub mod baseline;
+pub mod batched;
+pub mod config;
+pub mod engine_process;
+pub mod gate;
+pub mod match_runner;
+pub mod openings;
+pub mod player;
+pub mod search;
+pub mod stats;
+pub mod uci;
+
+pub use config::{GateConfig, GateMode};
+pub use gate::{run_gate, GateDecision, GateError};
+pub use match_runner::{run_match, Adjudication, MatchConfig, MatchReport};
+pub use player::{Player, PlayerError, PlayerFactory, PlayerSpec};
+pub use stats::{EloEstimate, Pentanomial, SprtConfig, Wdl};

@@ -170,7 +170,8 @@ impl Slot {
 }
 
 /// Plays `opts.games` self-play games with `threads` workers, sending each finished game
-/// to `sink` as it completes. Stops early (after the games in flight) when `stop` is set.
+/// to `sink` as it completes. When `stop` is set it returns promptly, dropping unfinished
+/// games.
 pub fn play(
     cfg: &SelfplayConfig,
     evaluator: &dyn Evaluator,
@@ -229,6 +230,11 @@ fn worker(
         slots.push(Slot::new(cfg, start, rng));
     }
     while !slots.is_empty() {
+        if stop.load(Ordering::Relaxed) {
+            // Abandon the games in flight: a stop must be prompt, and a half-played game
+            // is not a sample.
+            return Ok(());
+        }
         let mut leaves: Vec<(usize, Leaf)> = Vec::with_capacity(slots.len());
         let mut i = 0;
         while i < slots.len() {

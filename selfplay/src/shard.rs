@@ -181,6 +181,33 @@ pub fn read(path: &Path) -> Result<Vec<GameRecord>, ShardError> {
     decode(&bytes, path)
 }
 
+/// What a shard's header says (read without the payload).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Header {
+    pub format_version: u32,
+    pub policy_version: u32,
+    pub payload_len: u64,
+    pub games: u32,
+}
+
+/// Reads only the 32-byte header (e.g. to count games cheaply).
+pub fn read_header(path: &Path) -> Result<Header, ShardError> {
+    use std::io::Read;
+    let io = |source| ShardError::Io { path: path.to_path_buf(), source };
+    let mut buf = [0u8; HEADER_LEN];
+    std::fs::File::open(path).and_then(|mut f| f.read_exact(&mut buf)).map_err(io)?;
+    if &buf[..8] != SHARD_MAGIC {
+        return Err(ShardError::BadMagic { path: path.to_path_buf() });
+    }
+    let u32_at = |i: usize| u32::from_le_bytes(buf[i..i + 4].try_into().expect("4 bytes"));
+    Ok(Header {
+        format_version: u32_at(8),
+        policy_version: u32_at(12),
+        payload_len: u64::from_le_bytes(buf[16..24].try_into().expect("8 bytes")),
+        games: u32_at(28),
+    })
+}
+
 /// Shard files of a directory (`*.shard`, complete files only), sorted by name.
 pub fn list(dir: &Path) -> Result<Vec<PathBuf>, ShardError> {
     let mut out = Vec::new();
@@ -229,7 +256,8 @@ mod tests {
         let path = dir.path().join("a.shard");
         write(&path, &[game(), game()]).unwrap();
         assert_eq!(read(&path).unwrap(), vec![game(), game()]);
-        assert_eq!(list(dir.path()).unwrap(), vec![path]);
+        assert_eq!(list(dir.path()).unwrap(), vec![path.clone()]);
+        assert_eq!(read_header(&path).unwrap().games, 2);
         assert_eq!(game().replay().unwrap().ply(), 2);
     }
 

@@ -2,4 +2,9 @@
 
 pub mod export;
 pub mod perft;
+pub mod run;
 pub mod selfplay;
+pub mod train;
+pub mod uci;
+pub mod matches;
+pub mod gate;

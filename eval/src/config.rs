@@ -1,0 +1,132 @@
+//! The `[gate]` table of a run configuration.
+
+use crate::match_runner::Adjudication;
+use crate::stats::SprtConfig;
+use models::{DeviceChoice, Precision};
+use selfplay::SearchConfig;
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// How a candidate network is judged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GateMode {
+    /// Sequential probability ratio test (stops as soon as it decides; see `sprt`). If it
+    /// has not decided after `games`, the candidate passes when its score reaches
+    /// `score_threshold`.
+    #[default]
+    Sprt,
+    /// Exactly `games` games; the candidate passes when its score reaches
+    /// `score_threshold` (AlphaGo Zero: 400 games, 0.55).
+    Fixed,
+    /// No games: every candidate becomes the best network (AlphaZero's continuous update).
+    Always,
+}
+
+/// Network gating: the test a new network must pass before it replaces the run's best
+/// network (which self-play uses).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct GateConfig {
+    pub mode: GateMode,
+    /// Games at most (SPRT) or exactly (fixed); rounded up to whole pairs, since each
+    /// opening is played with both colours.
+    pub games: usize,
+    /// Score (points per game, 0..1) the candidate needs in `fixed` mode, and in `sprt`
+    /// mode when the test is still undecided after `games`. Set it above 1 to reject
+    /// every undecided SPRT.
+    pub score_threshold: f64,
+    /// SPRT hypotheses in logistic Elo of the candidate over the best network, and its
+    /// error rates (pentanomial GSPRT, as fishtest).
+    pub sprt: SprtConfig,
+    /// MCTS playouts per move for both networks.
+    pub nodes: u64,
+    /// Search parameters for both networks (no noise, no temperature: best move played).
+    pub search: SearchConfig,
+    /// Keep each player's search tree between its moves.
+    pub reuse_tree: bool,
+    /// Worker threads (0 = one per CPU core).
+    pub concurrency: usize,
+    /// Games in flight per worker; their searches' leaves are evaluated in one batch per
+    /// network (GPU: use hundreds; CPU: tens).
+    pub games_in_flight: usize,
+    /// Openings (EPD/FEN file); without one, `random_plies` random moves from the start.
+    pub openings: Option<PathBuf>,
+    /// Random plies of a generated opening.
+    pub random_plies: u32,
+    /// Seeds the openings; mixed with the candidate's training step, so every gate sees
+    /// fresh but reproducible openings.
+    pub seed: u64,
+    /// Length limit and resignation.
+    pub adjudication: Adjudication,
+    /// Where the networks run.
+    pub device: DeviceChoice,
+    pub precision: Precision,
+    /// Evaluation cache entries per network.
+    pub cache_entries: usize,
+    /// Keep the games as `gate/<time>-<candidate>.pgn` in the run directory.
+    pub save_pgn: bool,
+}
+
+impl Default for GateConfig {
+    fn default() -> Self {
+        GateConfig {
+            mode: GateMode::Sprt,
+            games: 400,
+            score_threshold: 0.55,
+            sprt: SprtConfig::default(),
+            nodes: 200,
+            search: SearchConfig::default(),
+            reuse_tree: true,
+            concurrency: 0,
+            games_in_flight: 32,
+            openings: None,
+            random_plies: 8,
+            seed: 0,
+            adjudication: Adjudication { max_plies: 400, resign_score: 0.95, resign_moves: 4 },
+            device: DeviceChoice::Auto,
+            precision: Precision::Auto,
+            cache_entries: 200_000,
+            save_pgn: true,
+        }
+    }
+}
+
+impl GateConfig {
+    /// Checks values serde cannot.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.mode != GateMode::Always {
+            if self.games == 0 {
+                return Err("gate.games must be at least 1".into());
+            }
+            if self.nodes == 0 {
+                return Err("gate.nodes must be at least 1".into());
+            }
+        }
+        if self.mode == GateMode::Sprt {
+            self.sprt.validate().map_err(|e| format!("gate.sprt: {e}"))?;
+        }
+        if !(0.0..1.0).contains(&self.adjudication.resign_score) {
+            return Err("gate.adjudication.resign_score must be in [0, 1) (0 disables)".into());
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serde_defaults_and_unknown_fields() {
+        let c: GateConfig = serde_json::from_str(r#"{"mode": "fixed", "games": 10, "sprt": {"elo1": 5.0}}"#).unwrap();
+        assert_eq!(c.mode, GateMode::Fixed);
+        assert_eq!(c.games, 10);
+        assert_eq!(c.sprt.elo1, 5.0);
+        assert_eq!(c.sprt.alpha, SprtConfig::default().alpha);
+        assert!(serde_json::from_str::<GateConfig>(r#"{"gams": 10}"#).is_err());
+        assert!(GateConfig::default().validate().is_ok());
+        let bad = GateConfig { sprt: SprtConfig { elo0: 5.0, elo1: 0.0, ..SprtConfig::default() }, ..GateConfig::default() };
+        assert!(bad.validate().is_err());
+    }
+}

@@ -1,0 +1,333 @@
+//! Network gating: a candidate network plays the run's best network, and replaces it only
+//! if it passes the configured test. The games are played with batched evaluation
+//! ([`crate::batched`]), many at once.
+//!
+//! Layout in the run directory:
+//! * `best.safetensors`: the network self-play uses. Replaced atomically (copy to a
+//!   temporary file in the same directory, fsync, rename), so a reader never sees a torn
+//!   file and a crash leaves either the old or the new network.
+//! * `gate/log.jsonl`: one JSON object per decision ([`GateDecision`]), appended with a
+//!   single write per line and synced, so the log stays line-complete across crashes.
+//! * `gate/<unix time>-<candidate>.pgn`: the games, if `save_pgn`.
+
+use crate::config::{GateConfig, GateMode};
+use crate::batched::{run_batched_match, BatchedPlayer};
+use crate::match_runner::{MatchConfig, MatchEnd, MatchError, Progress};
+use crate::openings::{load_epd, OpeningBook, OpeningError};
+use crate::search::network_evaluator;
+use crate::stats::{EloEstimate, Pentanomial, SprtDecision, SprtStatus, Wdl};
+use schess::Variant;
+use serde::{Deserialize, Serialize};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::time::Instant;
+
+/// The run's best network, relative to the run directory.
+pub const BEST_FILE: &str = "best.safetensors";
+/// Gating records, relative to the run directory.
+pub const GATE_DIR: &str = "gate";
+/// The decision log inside [`GATE_DIR`].
+pub const LOG_FILE: &str = "log.jsonl";
+
+/// One gating decision with the statistics it rests on (a line of `gate/log.jsonl`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GateDecision {
+    /// When the decision was made (seconds since the Unix epoch).
+    pub time_unix: u64,
+    pub candidate: PathBuf,
+    /// The network it was tested against; `None` when the run had no best network yet.
+    pub best: Option<PathBuf>,
+    pub candidate_step: Option<u64>,
+    pub best_step: Option<u64>,
+    pub mode: GateMode,
+    /// The candidate passed the test.
+    pub passed: bool,
+    /// The candidate was made the run's best network.
+    pub promoted: bool,
+    /// The test was stopped from outside before it finished (never promotes).
+    pub aborted: bool,
+    pub reason: String,
+    /// Candidate's results.
+    pub wdl: Wdl,
+    pub pentanomial: Pentanomial,
+    /// Candidate's score per game.
+    pub score: f64,
+    /// Candidate's Elo over the best network (pentanomial), when games were played.
+    pub elo: Option<EloEstimate>,
+    pub sprt: Option<SprtStatus>,
+    pub pgn: Option<PathBuf>,
+    pub seconds: f64,
+}
+
+impl GateDecision {
+    /// The decision as pretty-printed JSON (the log holds the compact form).
+    pub fn to_json_pretty(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a decision serialises")
+    }
+}
+
+/// Why gating could not be carried out.
+#[derive(Debug, thiserror::Error)]
+pub enum GateError {
+    #[error("invalid gate configuration: {0}")]
+    Config(String),
+    #[error("{}: {error}", path.display())]
+    Io { path: PathBuf, error: std::io::Error },
+    #[error("{}: not a usable network: {error:#}", path.display())]
+    Network { path: PathBuf, error: anyhow::Error },
+    #[error(transparent)]
+    Openings(#[from] OpeningError),
+    #[error(transparent)]
+    Match(#[from] MatchError),
+}
+
+/// Gates `candidate` against `<run_dir>/best.safetensors`: plays the test, promotes the
+/// candidate if it passes (or if there is no best network yet), and appends the decision
+/// to `<run_dir>/gate/log.jsonl`. `stop` ends the test early without promoting.
+pub fn run_gate(run_dir: &Path, candidate: &Path, cfg: &GateConfig, stop: &AtomicBool) -> Result<GateDecision, GateError> {
+    run_gate_with(run_dir, candidate, None, cfg, stop, &mut |_| {})
+}
+
+/// [`run_gate`] with an explicit opponent (default: the run's best network) and progress
+/// reports after each game pair.
+pub fn run_gate_with(
+    run_dir: &Path,
+    candidate: &Path,
+    best: Option<&Path>,
+    cfg: &GateConfig,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<GateDecision, GateError> {
+    let gate_dir = run_dir.join(GATE_DIR);
+    std::fs::create_dir_all(&gate_dir).map_err(|error| GateError::Io { path: gate_dir.clone(), error })?;
+    let run_best = run_dir.join(BEST_FILE);
+    let best = best.map(Path::to_path_buf).or_else(|| run_best.exists().then(|| run_best.clone()));
+    let pgn = cfg.save_pgn.then(|| {
+        let stem = candidate.file_stem().map_or("candidate".into(), |s| s.to_string_lossy().into_owned());
+        gate_dir.join(format!("{}-{stem}.pgn", unix_now()))
+    });
+    let mut decision = test_candidate(candidate, best.as_deref(), cfg, stop, pgn, progress)?;
+    if decision.passed && !decision.aborted {
+        promote(run_dir, candidate)?;
+        decision.promoted = true;
+    }
+    append_log(run_dir, &decision)?;
+    Ok(decision)
+}
+
+/// Plays the configured test of `candidate` against `best` (no promotion, no log).
+/// Without a `best`, the candidate passes at once.
+pub fn test_candidate(
+    candidate: &Path,
+    best: Option<&Path>,
+    cfg: &GateConfig,
+    stop: &AtomicBool,
+    pgn: Option<PathBuf>,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<GateDecision, GateError> {
+    cfg.validate().map_err(GateError::Config)?;
+    let started = Instant::now();
+    let step = |p: &Path| {
+        models::checkpoint::read_metadata(p)
+            .map(|m| m.training_step)
+            .map_err(|e| GateError::Network { path: p.to_path_buf(), error: e.into() })
+    };
+    let candidate_step = step(candidate)?;
+    let best_step = best.map(step).transpose()?;
+    let mut d = GateDecision {
+        time_unix: 0,
+        candidate: candidate.to_path_buf(),
+        best: best.map(Path::to_path_buf),
+        candidate_step: Some(candidate_step),
+        best_step,
+        mode: cfg.mode,
+        passed: true,
+        promoted: false,
+        aborted: false,
+        reason: String::new(),
+        wdl: Wdl::default(),
+        pentanomial: Pentanomial::default(),
+        score: 0.5,
+        elo: None,
+        sprt: None,
+        pgn: None,
+        seconds: 0.0,
+    };
+    let Some(best) = best else {
+        d.reason = "no best network yet".into();
+        return Ok(finish(d, started));
+    };
+    if cfg.mode == GateMode::Always {
+        d.reason = "gate mode `always`".into();
+        return Ok(finish(d, started));
+    }
+
+    let player = |path: &Path, name: String| -> Result<BatchedPlayer, GateError> {
+        let evaluator = network_evaluator(path, cfg.device, cfg.precision, cfg.cache_entries)
+            .map_err(|error| GateError::Network { path: path.to_path_buf(), error })?;
+        Ok(BatchedPlayer { name, evaluator, nodes: cfg.nodes, search: cfg.search.clone(), reuse: cfg.reuse_tree })
+    };
+    let first = player(candidate, format!("candidate-{candidate_step}"))?;
+    let second = player(best, format!("best-{}", best_step.unwrap_or(0)))?;
+    let seed = cfg.seed ^ candidate_step.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let book = match &cfg.openings {
+        Some(path) => OpeningBook::List(load_epd(path, Variant::Seirawan)?).shuffled(seed),
+        None => OpeningBook::Random { variant: Variant::Seirawan, plies: cfg.random_plies, seed },
+    };
+    let concurrency = match cfg.concurrency {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    };
+    let match_cfg = MatchConfig {
+        games: cfg.games,
+        concurrency,
+        adjudication: cfg.adjudication,
+        sprt: (cfg.mode == GateMode::Sprt).then_some(cfg.sprt),
+        pgn: pgn.clone(),
+        event: "szero gate".into(),
+        seed,
+    };
+    let report = run_batched_match(&first, &second, &book, &match_cfg, cfg.games_in_flight, stop, progress)?;
+    d.wdl = report.wdl;
+    d.pentanomial = report.pentanomial;
+    d.score = report.wdl.score();
+    d.elo = Some(report.elo);
+    d.sprt = report.sprt;
+    d.pgn = pgn;
+    let threshold = |d: &mut GateDecision, what: &str| {
+        d.passed = d.score >= cfg.score_threshold;
+        d.reason = format!(
+            "{what}: score {:.3} {} threshold {:.3}",
+            d.score,
+            if d.passed { ">=" } else { "<" },
+            cfg.score_threshold
+        );
+    };
+    match (report.end, cfg.mode, report.sprt.map(|s| s.decision)) {
+        (MatchEnd::Aborted, ..) => {
+            d.passed = false;
+            d.aborted = true;
+            d.reason = format!("stopped after {} of {} games", report.wdl.games(), cfg.games.div_ceil(2) * 2);
+        }
+        (_, GateMode::Sprt, Some(SprtDecision::AcceptH1)) => d.reason = "SPRT accepted H1".into(),
+        (_, GateMode::Sprt, Some(SprtDecision::AcceptH0)) => {
+            d.passed = false;
+            d.reason = "SPRT accepted H0".into();
+        }
+        (_, GateMode::Sprt, _) => threshold(&mut d, "SPRT undecided after all games"),
+        _ => threshold(&mut d, "fixed games"),
+    }
+    Ok(finish(d, started))
+}
+
+fn finish(mut d: GateDecision, started: Instant) -> GateDecision {
+    d.time_unix = unix_now();
+    d.seconds = started.elapsed().as_secs_f64();
+    d
+}
+
+fn unix_now() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+/// Makes `candidate` the run's best network atomically (see the module docs).
+pub fn promote(run_dir: &Path, candidate: &Path) -> Result<(), GateError> {
+    let target = run_dir.join(BEST_FILE);
+    models::io::commit_with(&target, |tmp| {
+        std::fs::copy(candidate, tmp)?;
+        std::fs::File::open(tmp)?.sync_all()
+    })
+    .map_err(|error| GateError::Io { path: target, error })
+}
+
+/// Appends one decision to `gate/log.jsonl` as a single write of a whole line, then syncs.
+pub fn append_log(run_dir: &Path, decision: &GateDecision) -> Result<(), GateError> {
+    let path = run_dir.join(GATE_DIR).join(LOG_FILE);
+    let io = |error| GateError::Io { path: path.clone(), error };
+    let mut line = serde_json::to_string(decision).map_err(|e| io(e.into()))?;
+    line.push('\n');
+    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&path).map_err(io)?;
+    f.write_all(line.as_bytes()).and_then(|()| f.sync_data()).map_err(io)
+}
+
+/// Reads every decision of a run's gate log (skipping a torn last line, should one exist).
+pub fn read_log(run_dir: &Path) -> Result<Vec<GateDecision>, GateError> {
+    let path = run_dir.join(GATE_DIR).join(LOG_FILE);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(error) => return Err(GateError::Io { path, error }),
+    };
+    Ok(text.lines().filter_map(|l| serde_json::from_str(l).ok()).collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use models::{net_config, Net};
+
+    fn save_net(path: &Path, seed: i64, step: u64) {
+        tch::manual_seed(seed);
+        let cfg = net_config(1, 8, 0);
+        let net = Net::new(cfg, tch::Device::Cpu).unwrap();
+        models::checkpoint::save(&net, path, models::FORMAT_VERSIONS, step).unwrap();
+    }
+
+    #[test]
+    fn first_candidate_is_promoted_then_a_test_is_played_and_logged() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = dir.path();
+        let (a, b) = (run.join("a.safetensors"), run.join("b.safetensors"));
+        save_net(&a, 1, 10);
+        save_net(&b, 2, 20);
+        let cfg = GateConfig {
+            mode: GateMode::Fixed,
+            games: 2,
+            nodes: 4,
+            concurrency: 1,
+            random_plies: 2,
+            score_threshold: 0.0,
+            device: models::DeviceChoice::Cpu,
+            adjudication: crate::match_runner::Adjudication { max_plies: 16, ..Default::default() },
+            ..GateConfig::default()
+        };
+        let stop = AtomicBool::new(false);
+        let d = run_gate(run, &a, &cfg, &stop).unwrap();
+        assert!(d.passed && d.promoted && d.best.is_none(), "{d:?}");
+        assert_eq!(std::fs::read(run.join(BEST_FILE)).unwrap(), std::fs::read(&a).unwrap());
+
+        let d = run_gate(run, &b, &cfg, &stop).unwrap();
+        assert_eq!(d.wdl.games(), 2);
+        assert!(d.passed && d.promoted, "{d:?}");
+        assert_eq!((d.candidate_step, d.best_step), (Some(20), Some(10)));
+        assert_eq!(std::fs::read(run.join(BEST_FILE)).unwrap(), std::fs::read(&b).unwrap());
+        assert!(d.pgn.as_ref().is_some_and(|p| p.exists()));
+
+        // An impossible threshold keeps the best network.
+        let strict = GateConfig { score_threshold: 1.1, ..cfg.clone() };
+        let d = run_gate(run, &a, &strict, &stop).unwrap();
+        assert!(!d.passed && !d.promoted);
+        assert_eq!(std::fs::read(run.join(BEST_FILE)).unwrap(), std::fs::read(&b).unwrap());
+
+        // Stopped from outside: nothing promoted, recorded as aborted.
+        let d = run_gate(run, &a, &cfg, &AtomicBool::new(true)).unwrap();
+        assert!(d.aborted && !d.promoted);
+
+        let log = read_log(run).unwrap();
+        assert_eq!(log.len(), 4);
+        assert_eq!(log.iter().map(|d| d.promoted).collect::<Vec<_>>(), [true, true, false, false]);
+        // No temporary files left behind.
+        let leftovers: Vec<_> = std::fs::read_dir(run).unwrap().filter_map(|e| e.ok()).filter(|e| e.file_name().to_string_lossy().contains(".tmp.")).collect();
+        assert!(leftovers.is_empty());
+    }
+
+    #[test]
+    fn rejects_a_file_that_is_not_a_network() {
+        let dir = tempfile::tempdir().unwrap();
+        let bogus = dir.path().join("x.safetensors");
+        std::fs::write(&bogus, b"nope").unwrap();
+        let e = run_gate(dir.path(), &bogus, &GateConfig::default(), &AtomicBool::new(false)).unwrap_err();
+        assert!(matches!(e, GateError::Network { .. }), "{e}");
+    }
+}

@@ -1,0 +1,661 @@
+//! Matches between two players: game pairs from shared openings (each played with both
+//! colours), several pairs at once on worker threads, adjudication, PGN output, and
+//! statistics with an optional SPRT that ends the match as soon as it decides.
+
+use crate::openings::{Opening, OpeningBook};
+use crate::player::{Player, PlayerError, PlayerFactory};
+use crate::stats::{elo_estimate, EloEstimate, Pentanomial, SprtConfig, SprtDecision, SprtStatus, Wdl};
+use schess::{Color, Game, Move, Outcome, Position};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// When a game is decided other than by the rules.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Adjudication {
+    /// Draw after this many plies played from the opening (0 = never). S-Chess games
+    /// between weak players can wander for hundreds of moves; the 50-move rule ends most.
+    pub max_plies: u32,
+    /// Resign when both players' own scores agree that one side wins with an expected
+    /// score of at least this (in [-1, 1]; 0 disables resignation)...
+    pub resign_score: f32,
+    /// ...for this many consecutive moves of each player.
+    pub resign_moves: u32,
+}
+
+impl Default for Adjudication {
+    fn default() -> Self {
+        Adjudication { max_plies: 400, resign_score: 0.0, resign_moves: 4 }
+    }
+}
+
+/// How a match is played.
+#[derive(Debug, Clone)]
+pub struct MatchConfig {
+    /// Games to play (rounded up to whole pairs).
+    pub games: usize,
+    /// Game pairs played at once (each worker owns its own players).
+    pub concurrency: usize,
+    pub adjudication: Adjudication,
+    /// Stop as soon as this test decides (counts are pentanomial, from the first player's
+    /// point of view).
+    pub sprt: Option<SprtConfig>,
+    /// Write every game here (created or truncated).
+    pub pgn: Option<PathBuf>,
+    /// PGN `Event` tag.
+    pub event: String,
+    /// Seeds the players' random choices.
+    pub seed: u64,
+}
+
+impl Default for MatchConfig {
+    fn default() -> Self {
+        MatchConfig {
+            games: 2,
+            concurrency: 1,
+            adjudication: Adjudication::default(),
+            sprt: None,
+            pgn: None,
+            event: "szero match".into(),
+            seed: 1,
+        }
+    }
+}
+
+/// How a game ended, in PGN's `Termination` vocabulary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Termination {
+    /// By the rules (checkmate or a draw rule).
+    Normal,
+    /// Decided by the match (length limit, resignation).
+    Adjudication,
+    /// A player sent an illegal or malformed move, or broke the protocol.
+    RulesInfraction,
+    /// A player crashed or did not answer in time.
+    Forfeit,
+}
+
+impl Termination {
+    pub fn pgn_tag(self) -> &'static str {
+        match self {
+            Termination::Normal => "normal",
+            Termination::Adjudication => "adjudication",
+            Termination::RulesInfraction => "rules infraction",
+            Termination::Forfeit => "time forfeit",
+        }
+    }
+}
+
+/// One finished game.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GameRecord {
+    /// `pair.game`, both from 1.
+    pub round: String,
+    pub white: String,
+    pub black: String,
+    /// Whether the match's first player had White.
+    pub first_is_white: bool,
+    /// The winner, `None` for a draw.
+    pub winner: Option<Color>,
+    pub termination: Termination,
+    /// Why it ended, in words (also the PGN's final comment).
+    pub reason: String,
+    pub start: Position,
+    /// All moves from `start`, the opening's included.
+    pub moves: Vec<Move>,
+    /// How many of `moves` were the opening's.
+    pub opening_plies: usize,
+    pub pgn: String,
+}
+
+impl GameRecord {
+    pub fn result_str(&self) -> &'static str {
+        match self.winner {
+            Some(Color::White) => "1-0",
+            Some(Color::Black) => "0-1",
+            None => "1/2-1/2",
+        }
+    }
+
+    /// The first player's half-points: 0, 1 or 2.
+    pub fn first_half_points(&self) -> u8 {
+        let first = if self.first_is_white { Color::White } else { Color::Black };
+        match self.winner {
+            None => 1,
+            Some(c) if c == first => 2,
+            Some(_) => 0,
+        }
+    }
+}
+
+/// Why a match ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MatchEnd {
+    /// All games played.
+    Completed,
+    /// The SPRT decided.
+    Sprt,
+    /// Stopped from outside; the statistics cover the pairs finished before.
+    Aborted,
+}
+
+/// Results of a match, from the first player's point of view.
+#[derive(Debug, Clone)]
+pub struct MatchReport {
+    pub first: String,
+    pub second: String,
+    pub wdl: Wdl,
+    pub pentanomial: Pentanomial,
+    /// Elo from the pentanomial counts (the right error bars for paired openings).
+    pub elo: EloEstimate,
+    /// Elo from W/D/L as if games were independent (for comparison).
+    pub elo_trinomial: EloEstimate,
+    pub sprt: Option<SprtStatus>,
+    pub end: MatchEnd,
+    /// Games by how they ended (`normal`, `adjudication`, ...).
+    pub terminations: BTreeMap<String, u64>,
+    pub games: Vec<GameRecord>,
+    pub elapsed: Duration,
+}
+
+impl MatchReport {
+    fn new(first: String, second: String) -> Self {
+        MatchReport {
+            first,
+            second,
+            wdl: Wdl::default(),
+            pentanomial: Pentanomial::default(),
+            elo: elo_estimate(&[0; 5]),
+            elo_trinomial: elo_estimate(&[0; 3]),
+            sprt: None,
+            end: MatchEnd::Completed,
+            terminations: BTreeMap::new(),
+            games: Vec::new(),
+            elapsed: Duration::ZERO,
+        }
+    }
+
+    fn add_pair(&mut self, games: [GameRecord; 2], sprt: Option<&SprtConfig>) {
+        let (x, y) = (games[0].first_half_points(), games[1].first_half_points());
+        self.wdl.add_half_points(x);
+        self.wdl.add_half_points(y);
+        self.pentanomial.add_pair(x, y);
+        for g in &games {
+            *self.terminations.entry(g.termination.pgn_tag().to_string()).or_default() += 1;
+        }
+        self.games.extend(games);
+        self.elo = elo_estimate(&self.pentanomial.0);
+        self.elo_trinomial = elo_estimate(&self.wdl.as_ldw());
+        self.sprt = sprt.map(|s| s.status(&self.pentanomial.0));
+    }
+
+    /// A human-readable summary (several lines).
+    pub fn summary(&self) -> String {
+        let mut s = String::new();
+        let w = &self.wdl;
+        let _ = writeln!(
+            s,
+            "{} vs {}: {} games, +{} ={} -{} (score {:.1}%)",
+            self.first,
+            self.second,
+            w.games(),
+            w.wins,
+            w.draws,
+            w.losses,
+            100.0 * w.score()
+        );
+        let p = &self.pentanomial.0;
+        let _ = writeln!(s, "pentanomial [0, 0.5, 1, 1.5, 2] points per pair: {p:?}");
+        let e = &self.elo;
+        let _ = writeln!(
+            s,
+            "Elo {:+.1} ± {:.1} (95%: {:+.1} .. {:+.1}), nElo {:+.1}, LOS {:.1}%",
+            e.elo,
+            e.elo95(),
+            e.elo_lo,
+            e.elo_hi,
+            e.nelo,
+            100.0 * e.los
+        );
+        if let Some(t) = &self.sprt {
+            let _ = writeln!(s, "SPRT: LLR {:.2} [{:.2}, {:.2}] {:?}", t.llr, t.lower, t.upper, t.decision);
+        }
+        let terms: Vec<String> = self.terminations.iter().map(|(k, v)| format!("{k} {v}")).collect();
+        let _ = write!(s, "ended: {:?}; games by termination: {}; {:.1}s", self.end, terms.join(", "), self.elapsed.as_secs_f64());
+        s
+    }
+}
+
+/// Progress after each finished pair.
+#[derive(Debug, Clone, Copy)]
+pub struct Progress {
+    pub pairs_done: usize,
+    pub pairs_total: usize,
+    pub wdl: Wdl,
+    pub elo: EloEstimate,
+    pub sprt: Option<SprtStatus>,
+}
+
+/// Why a match could not be played. (Causes are part of the message, not `source()`,
+/// so that a `{:#}` chain does not repeat them.)
+#[derive(Debug, thiserror::Error)]
+pub enum MatchError {
+    #[error("cannot set up player {player}: {error}")]
+    Setup { player: String, error: PlayerError },
+    #[error("player {player} failed (not its fault, so the match stops): {error}")]
+    Player { player: String, error: PlayerError },
+    #[error("{}: {error}", path.display())]
+    Io { path: PathBuf, error: std::io::Error },
+    #[error("invalid match settings: {0}")]
+    Config(String),
+}
+
+/// Plays a match of `first` against `second`. `stop` ends it early (between moves); the
+/// report then covers the pairs finished before. `progress` is called after each pair.
+pub fn run_match(
+    first: &PlayerFactory,
+    second: &PlayerFactory,
+    book: &OpeningBook,
+    cfg: &MatchConfig,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<MatchReport, MatchError> {
+    let workers = cfg.concurrency.max(1);
+    drive(first.name(), second.name(), book, cfg, workers, stop, progress, &|worker, shared, tx| {
+        let seed = cfg.seed.wrapping_mul(0x2545_F491_4F6C_DD1D).wrapping_add(worker as u64 * 2);
+        let make = |f: &PlayerFactory, s: u64| f.make(s).map_err(|error| MatchError::Setup { player: f.name().to_string(), error });
+        let mut a = make(first, seed)?;
+        let mut b = make(second, seed + 1)?;
+        while let Some(k) = shared.claim() {
+            let opening = book.get(k);
+            let Some(g1) = play_game(shared, &mut *a, &mut *b, true, &opening, format!("{}.1", k + 1))? else { return Ok(()) };
+            let Some(g2) = play_game(shared, &mut *b, &mut *a, false, &opening, format!("{}.2", k + 1))? else { return Ok(()) };
+            if tx.send(Ok([g1, g2])).is_err() {
+                return Ok(());
+            }
+        }
+        Ok(())
+    })
+}
+
+/// What the workers of a match share.
+pub(crate) struct Shared<'a> {
+    pub book: &'a OpeningBook,
+    pub cfg: &'a MatchConfig,
+    next: AtomicUsize,
+    pairs: usize,
+    /// Set when the match is decided or failed: workers abandon their games.
+    halt: AtomicBool,
+    stop: &'a AtomicBool,
+}
+
+impl Shared<'_> {
+    pub fn halted(&self) -> bool {
+        self.halt.load(Ordering::Relaxed) || self.stop.load(Ordering::Relaxed)
+    }
+
+    /// The next game pair to play, unless the match is over.
+    pub fn claim(&self) -> Option<usize> {
+        if self.halted() {
+            return None;
+        }
+        let k = self.next.fetch_add(1, Ordering::Relaxed);
+        (k < self.pairs).then_some(k)
+    }
+}
+
+/// Where workers send finished pairs (or the error that stops the match).
+pub(crate) type PairSender = mpsc::Sender<Result<[GameRecord; 2], MatchError>>;
+
+/// A worker: plays pairs claimed from [`Shared`] until there are none, sending each.
+pub(crate) type Work<'a> = dyn Fn(usize, &Shared, &PairSender) -> Result<(), MatchError> + Sync + 'a;
+
+/// Runs `workers` threads of `work` and collects their pairs into the report: PGN,
+/// statistics, SPRT (halting the workers once it decides), progress.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn drive(
+    first: &str,
+    second: &str,
+    book: &OpeningBook,
+    cfg: &MatchConfig,
+    workers: usize,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(&Progress),
+    work: &Work<'_>,
+) -> Result<MatchReport, MatchError> {
+    if let Some(s) = &cfg.sprt {
+        s.validate().map_err(MatchError::Config)?;
+    }
+    let started = Instant::now();
+    let pairs = cfg.games.div_ceil(2).max(1);
+    let mut pgn = match &cfg.pgn {
+        Some(path) => Some((
+            path.clone(),
+            std::fs::File::create(path).map_err(|error| MatchError::Io { path: path.clone(), error })?,
+        )),
+        None => None,
+    };
+    let mut report = MatchReport::new(first.to_string(), second.to_string());
+    let shared = Shared { book, cfg, next: AtomicUsize::new(0), pairs, halt: AtomicBool::new(false), stop };
+    let (tx, rx) = mpsc::channel::<Result<[GameRecord; 2], MatchError>>();
+    let mut error = None;
+    std::thread::scope(|scope| {
+        for w in 0..workers.clamp(1, pairs) {
+            let tx = tx.clone();
+            let shared = &shared;
+            scope.spawn(move || {
+                if let Err(e) = work(w, shared, &tx) {
+                    shared.halt.store(true, Ordering::Relaxed);
+                    let _ = tx.send(Err(e));
+                }
+            });
+        }
+        drop(tx);
+        for msg in rx {
+            match msg {
+                Err(e) => {
+                    shared.halt.store(true, Ordering::Relaxed);
+                    error.get_or_insert(e);
+                }
+                Ok(_) if error.is_some() || shared.halt.load(Ordering::Relaxed) => {}
+                Ok(games) => {
+                    if let Some((path, file)) = &mut pgn {
+                        let text: String = games.iter().map(|g| g.pgn.as_str()).collect();
+                        if let Err(e) = file.write_all(text.as_bytes()).and_then(|()| file.flush()) {
+                            shared.halt.store(true, Ordering::Relaxed);
+                            error.get_or_insert(MatchError::Io { path: path.clone(), error: e });
+                            continue;
+                        }
+                    }
+                    report.add_pair(games, cfg.sprt.as_ref());
+                    if report.sprt.is_some_and(|s| s.decision != SprtDecision::Continue) {
+                        report.end = MatchEnd::Sprt;
+                        shared.halt.store(true, Ordering::Relaxed);
+                    }
+                    progress(&Progress {
+                        pairs_done: report.pentanomial.pairs() as usize,
+                        pairs_total: pairs,
+                        wdl: report.wdl,
+                        elo: report.elo,
+                        sprt: report.sprt,
+                    });
+                }
+            }
+        }
+    });
+    if let Some(e) = error {
+        return Err(e);
+    }
+    if report.end == MatchEnd::Completed && (report.pentanomial.pairs() as usize) < pairs {
+        report.end = MatchEnd::Aborted;
+    }
+    report.elapsed = started.elapsed();
+    Ok(report)
+}
+
+/// How a game ended.
+#[derive(Debug, Clone)]
+pub(crate) struct GameEnd {
+    pub winner: Option<Color>,
+    pub termination: Termination,
+    pub reason: String,
+}
+
+/// The end of `game` by the rules or by the length limit, if it has come.
+pub(crate) fn natural_end(game: &Game, opening_plies: usize, adj: &Adjudication) -> Option<GameEnd> {
+    if let Some(outcome) = game.outcome() {
+        return Some(GameEnd { winner: outcome.winner(), termination: Termination::Normal, reason: describe(outcome) });
+    }
+    (adj.max_plies > 0 && game.ply() - opening_plies >= adj.max_plies as usize).then(|| GameEnd {
+        winner: None,
+        termination: Termination::Adjudication,
+        reason: format!("draw by adjudication after {} plies", adj.max_plies),
+    })
+}
+
+/// Resignation: consecutive plies on which the movers' own scores agreed on a winner.
+#[derive(Debug, Default)]
+pub(crate) struct ResignTracker {
+    /// Positive: White winning, negative: Black.
+    streak: i64,
+}
+
+impl ResignTracker {
+    /// After `mover` moved with its own score `score`: the adjudicated end, if any.
+    pub fn update(&mut self, adj: &Adjudication, mover: Color, score: Option<f32>) -> Option<GameEnd> {
+        if adj.resign_score <= 0.0 {
+            return None;
+        }
+        let white_view = score.map(|s| if mover == Color::White { s } else { -s });
+        self.streak = match white_view {
+            Some(w) if w >= adj.resign_score => self.streak.max(0) + 1,
+            Some(w) if w <= -adj.resign_score => self.streak.min(0) - 1,
+            _ => 0,
+        };
+        (self.streak.unsigned_abs() >= 2 * u64::from(adj.resign_moves.max(1))).then(|| {
+            let winner = if self.streak > 0 { Color::White } else { Color::Black };
+            GameEnd {
+                winner: Some(winner),
+                termination: Termination::Adjudication,
+                reason: format!("{} resigns (both sides agree)", winner.flip()),
+            }
+        })
+    }
+}
+
+/// The record (with PGN) of a finished game.
+pub(crate) fn record_game(
+    cfg: &MatchConfig,
+    game: &Game,
+    end: GameEnd,
+    names: [&str; 2],
+    first_is_white: bool,
+    opening_plies: usize,
+    round: String,
+) -> GameRecord {
+    let result = match end.winner {
+        Some(Color::White) => "1-0",
+        Some(Color::Black) => "0-1",
+        None => "1/2-1/2",
+    };
+    let tags = [
+        ("Event", cfg.event.clone()),
+        ("Site", "szero".to_string()),
+        ("Date", today()),
+        ("Round", round.clone()),
+        ("White", names[0].to_string()),
+        ("Black", names[1].to_string()),
+        ("Termination", end.termination.pgn_tag().to_string()),
+        ("PlyCount", game.ply().to_string()),
+    ];
+    let pgn = schess::pgn::write_game(game, &tags, result, Some(&end.reason));
+    GameRecord {
+        round,
+        white: names[0].to_string(),
+        black: names[1].to_string(),
+        first_is_white,
+        winner: end.winner,
+        termination: end.termination,
+        reason: end.reason,
+        start: game.start().clone(),
+        moves: game.moves().to_vec(),
+        opening_plies,
+        pgn,
+    }
+}
+
+/// Plays one game between two [`Player`]s; `None` if the match was halted meanwhile.
+fn play_game(
+    shared: &Shared,
+    white: &mut dyn Player,
+    black: &mut dyn Player,
+    first_is_white: bool,
+    opening: &Opening,
+    round: String,
+) -> Result<Option<GameRecord>, MatchError> {
+    let mut game = opening.game();
+    let variant = game.start().variant();
+    let adj = &shared.cfg.adjudication;
+    let mut end: Option<GameEnd> = None;
+    for color in [Color::White, Color::Black] {
+        let p: &mut dyn Player = if color == Color::White { &mut *white } else { &mut *black };
+        if let Err(e) = p.new_game(variant) {
+            if !e.is_forfeit() {
+                return Err(MatchError::Player { player: p.name().to_string(), error: e });
+            }
+            end.get_or_insert(forfeit(color, p.name(), &e));
+        }
+    }
+    let mut resign = ResignTracker::default();
+    while end.is_none() {
+        end = natural_end(&game, opening.moves.len(), adj);
+        if end.is_some() {
+            break;
+        }
+        if shared.halted() {
+            return Ok(None);
+        }
+        let turn = game.position().turn();
+        let player: &mut dyn Player = if turn == Color::White { &mut *white } else { &mut *black };
+        match player.choose(&game) {
+            Ok(m) if game.position().is_legal(m) => {
+                game.play_unchecked(m);
+                end = resign.update(adj, turn, player.last_score());
+            }
+            Ok(m) => {
+                let e = PlayerError::IllegalMove { mv: m.to_uci(), reason: format!("not legal in {}", game.position().fen()) };
+                end = Some(forfeit(turn, player.name(), &e));
+            }
+            Err(e) if e.is_forfeit() => end = Some(forfeit(turn, player.name(), &e)),
+            Err(e) => return Err(MatchError::Player { player: player.name().to_string(), error: e }),
+        }
+    }
+    let end = end.expect("loop ends with a result");
+    let names = [white.name(), black.name()];
+    Ok(Some(record_game(shared.cfg, &game, end, names, first_is_white, opening.moves.len(), round)))
+}
+
+/// `loser` forfeits the game for `e`.
+fn forfeit(loser: Color, name: &str, e: &PlayerError) -> GameEnd {
+    GameEnd { winner: Some(loser.flip()), termination: termination_of(e), reason: format!("{name} forfeits: {e}") }
+}
+
+fn termination_of(e: &PlayerError) -> Termination {
+    match e {
+        PlayerError::IllegalMove { .. } | PlayerError::Protocol(_) => Termination::RulesInfraction,
+        _ => Termination::Forfeit,
+    }
+}
+
+fn describe(outcome: Outcome) -> String {
+    match outcome {
+        Outcome::Checkmate { winner } => format!("{winner} mates"),
+        Outcome::Draw(reason) => format!("draw: {reason:?}"),
+    }
+}
+
+/// Today's date (UTC) as PGN writes it, `YYYY.MM.DD`.
+fn today() -> String {
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let (y, m, d) = civil_from_days((secs / 86_400) as i64);
+    format!("{y:04}.{m:02}.{d:02}")
+}
+
+/// Gregorian date of a day count since 1970-01-01 (H. Hinnant's algorithm).
+fn civil_from_days(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+/// Replays a record under our rules: every move legal, and (for games ended by the rules)
+/// the recorded result is the rules' result. For tests and audits.
+pub fn verify_record(rec: &GameRecord) -> Result<(), String> {
+    let mut g = Game::new(rec.start.clone());
+    for (i, &m) in rec.moves.iter().enumerate() {
+        g.play(m).map_err(|e| format!("{}: ply {}: {e}", rec.round, i + 1))?;
+    }
+    let outcome = g.outcome();
+    match rec.termination {
+        Termination::Normal => match outcome {
+            Some(o) if o.winner() == rec.winner => Ok(()),
+            other => Err(format!("{}: recorded {} but the rules say {other:?}", rec.round, rec.result_str())),
+        },
+        _ if outcome.is_some() => Err(format!("{}: adjudicated although the game was over: {outcome:?}", rec.round)),
+        _ => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::player::PlayerSpec;
+    use schess::Variant;
+
+    fn factory(s: &str) -> PlayerFactory {
+        PlayerFactory::new(s.parse::<PlayerSpec>().unwrap()).unwrap()
+    }
+
+    #[test]
+    fn dates() {
+        assert_eq!(civil_from_days(0), (1970, 1, 1));
+        assert_eq!(civil_from_days(19_782), (2024, 2, 29));
+    }
+
+    #[test]
+    fn greedy_beats_random_and_records_are_consistent() {
+        let book = OpeningBook::Random { variant: Variant::Seirawan, plies: 4, seed: 3 };
+        let dir = tempfile::tempdir().unwrap();
+        let pgn = dir.path().join("m.pgn");
+        let cfg = MatchConfig { games: 8, concurrency: 2, pgn: Some(pgn.clone()), ..MatchConfig::default() };
+        let mut calls = 0;
+        let r = run_match(&factory("greedy"), &factory("random"), &book, &cfg, &AtomicBool::new(false), &mut |_| calls += 1).unwrap();
+        assert_eq!((r.wdl.games(), r.pentanomial.pairs(), calls, r.end), (8, 4, 4, MatchEnd::Completed));
+        assert!(r.wdl.wins > r.wdl.losses, "{}", r.summary());
+        for g in &r.games {
+            verify_record(g).unwrap();
+        }
+        let text = std::fs::read_to_string(&pgn).unwrap();
+        assert_eq!(text.matches("[Variant \"Seirawan\"]").count(), 8);
+    }
+
+    #[test]
+    fn sprt_stops_early_and_stop_flag_aborts() {
+        let book = OpeningBook::Random { variant: Variant::Seirawan, plies: 2, seed: 1 };
+        let cfg = MatchConfig {
+            games: 400,
+            sprt: Some(SprtConfig { elo0: 0.0, elo1: 400.0, alpha: 0.1, beta: 0.1 }),
+            adjudication: Adjudication { max_plies: 60, ..Adjudication::default() },
+            ..MatchConfig::default()
+        };
+        let r = run_match(&factory("greedy"), &factory("random"), &book, &cfg, &AtomicBool::new(false), &mut |_| {}).unwrap();
+        assert_eq!(r.end, MatchEnd::Sprt, "{}", r.summary());
+        assert!(r.wdl.games() < 400);
+        let r = run_match(&factory("random"), &factory("random"), &book, &cfg, &AtomicBool::new(true), &mut |_| {}).unwrap();
+        assert_eq!((r.end, r.wdl.games()), (MatchEnd::Aborted, 0));
+    }
+
+    #[test]
+    fn max_plies_adjudicates_a_draw() {
+        let book = OpeningBook::List(vec![Opening { start: Position::startpos(), moves: vec![] }]);
+        let cfg = MatchConfig { adjudication: Adjudication { max_plies: 6, ..Adjudication::default() }, ..MatchConfig::default() };
+        let r = run_match(&factory("random"), &factory("random"), &book, &cfg, &AtomicBool::new(false), &mut |_| {}).unwrap();
+        assert_eq!(r.wdl.draws, 2);
+        assert!(r.games.iter().all(|g| g.termination == Termination::Adjudication && g.moves.len() == 6));
+        assert!(r.games[0].pgn.contains("[Termination \"adjudication\"]"));
+    }
+}

@@ -1,0 +1,450 @@
+//! Players for matches: the [`Player`] trait, what can go wrong when asking one for a move
+//! ([`PlayerError`]), and [`PlayerSpec`], a small serde/string description from which a
+//! [`PlayerFactory`] makes one player per worker thread.
+//!
+//! Spec strings are `kind[:key=value,key=value,...]` (values must not contain commas):
+//!
+//! | spec | player |
+//! |---|---|
+//! | `random` | uniformly random legal moves |
+//! | `greedy` | one-ply material greed, mate-aware ([`crate::baseline::GreedyPlayer`]) |
+//! | `mcts:nodes=200` | MCTS with the uniform evaluator (rules only) |
+//! | `mcts:model=net.safetensors,nodes=800` | MCTS with a network (`net:` is an alias) |
+//! | `uci:cmd=fairy-stockfish,depth=1` | an external UCI engine (`engine:` is an alias) |
+//!
+//! MCTS keys: `model`, `nodes` (alias `sims`), `reuse` (tree reuse, default true), `device`,
+//! `precision`, `cache` (evaluation cache entries), `cpuct`, `fpu`, `root` (`puct` or
+//! `gumbel`), `name`. UCI keys: `cmd`, `arg` (repeatable), `depth`, `nodes`, `movetime`
+//! (ms), `timeout` (ms allowed beyond `movetime`, or per move for depth/node limits,
+//! default 10000), `option.NAME=VALUE` (repeatable; `UCI_Variant` is set from the game
+//! unless given),
+//! `init` (ms for start-up and `isready`, default 30000), `name`. Baselines take `name`
+//! and nothing else.
+
+use crate::baseline::{GreedyPlayer, RandomPlayer};
+use crate::engine_process::{EngineError, UciEnginePlayer};
+use crate::search::{network_evaluator, MctsPlayer};
+use models::evaluator::{Evaluator, UniformEvaluator};
+use models::{DeviceChoice, Precision};
+use schess::{Game, Move, Variant};
+use selfplay::{RootMode, SearchConfig};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::path::PathBuf;
+use std::str::FromStr;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Something that picks moves in a game.
+///
+/// Implementations are driven by one thread at a time (a match worker) and must be `Send`
+/// so that each worker can own its players.
+pub trait Player: Send {
+    /// Name for PGN tags and reports.
+    fn name(&self) -> &str;
+
+    /// Called before every game (clears search trees, sends `ucinewgame`, restarts a crashed
+    /// engine).
+    fn new_game(&mut self, _variant: Variant) -> Result<(), PlayerError> {
+        Ok(())
+    }
+
+    /// The move to play in the game's current position, which is not over.
+    fn choose(&mut self, game: &Game) -> Result<Move, PlayerError>;
+
+    /// The player's own assessment after its last move, as an expected score in [-1, 1]
+    /// from its point of view, if it has one (used for resign adjudication).
+    fn last_score(&self) -> Option<f32> {
+        None
+    }
+}
+
+/// Why a player produced no (legal) move.
+///
+/// All variants but [`PlayerError::Internal`] are the player's fault and lose it the game
+/// (the reason goes into the PGN); `Internal` is ours (e.g. a network failing to run) and
+/// stops the match instead, since a forfeit would then measure nothing.
+#[derive(Debug, thiserror::Error)]
+pub enum PlayerError {
+    #[error("illegal move {mv}: {reason}")]
+    IllegalMove { mv: String, reason: String },
+    #[error("protocol violation: {0}")]
+    Protocol(String),
+    #[error("engine crashed: {0}")]
+    Crashed(String),
+    #[error("no `{waiting_for}` within {after:?}")]
+    Timeout { waiting_for: String, after: Duration },
+    #[error("{0:#}")]
+    Internal(anyhow::Error),
+}
+
+impl PlayerError {
+    /// True when the error loses the game for the player (rather than stopping the match).
+    pub fn is_forfeit(&self) -> bool {
+        !matches!(self, PlayerError::Internal(_))
+    }
+}
+
+impl From<EngineError> for PlayerError {
+    fn from(e: EngineError) -> Self {
+        match e {
+            EngineError::Timeout { waiting_for, after } => PlayerError::Timeout { waiting_for: waiting_for.into(), after },
+            other => PlayerError::Crashed(other.to_string()),
+        }
+    }
+}
+
+/// MCTS player settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MctsSpec {
+    /// Network file; none plays with the uniform evaluator (rules-only search).
+    pub model: Option<PathBuf>,
+    /// Playouts per move.
+    pub nodes: u64,
+    /// Keep the subtree of the moves played between searches.
+    pub reuse: bool,
+    pub device: DeviceChoice,
+    pub precision: Precision,
+    /// Evaluation cache entries (per generation; see `CachedEvaluator`).
+    pub cache: usize,
+    pub search: SearchConfig,
+    /// Display name (default: derived from the model file and node count).
+    pub name: Option<String>,
+}
+
+impl Default for MctsSpec {
+    fn default() -> Self {
+        MctsSpec {
+            model: None,
+            nodes: 200,
+            reuse: true,
+            device: DeviceChoice::Auto,
+            precision: Precision::Auto,
+            cache: 200_000,
+            search: SearchConfig::default(),
+            name: None,
+        }
+    }
+}
+
+/// How long an external engine may think per move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EngineLimit {
+    Depth(u32),
+    Nodes(u64),
+    /// Milliseconds.
+    Movetime(u64),
+}
+
+/// External UCI engine settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EngineSpec {
+    /// Program to run (looked up in PATH; `/usr/games` is searched as well).
+    pub command: String,
+    #[serde(default)]
+    pub args: Vec<String>,
+    /// `setoption` pairs sent after the handshake, in order.
+    #[serde(default)]
+    pub options: Vec<(String, String)>,
+    pub limit: EngineLimit,
+    /// Milliseconds allowed beyond `movetime` (or per move for depth/node limits) before
+    /// the engine loses on time.
+    #[serde(default = "default_engine_timeout_ms")]
+    pub timeout_ms: u64,
+    /// Milliseconds allowed for start-up (`uci` to `uciok`) and each `isready`: engines
+    /// may load large networks then.
+    #[serde(default = "default_engine_init_ms")]
+    pub init_timeout_ms: u64,
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
+fn default_engine_timeout_ms() -> u64 {
+    10_000
+}
+
+fn default_engine_init_ms() -> u64 {
+    30_000
+}
+
+/// A player description: what [`PlayerFactory::new`] turns into players.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum PlayerSpec {
+    Random { name: Option<String> },
+    Greedy { name: Option<String> },
+    Mcts(MctsSpec),
+    Uci(EngineSpec),
+}
+
+/// Why a spec string was rejected.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SpecError {
+    #[error("unknown player kind `{0}` (expected random, greedy, mcts, net or uci)")]
+    UnknownKind(String),
+    #[error("`{0}` is not key=value")]
+    NotKeyValue(String),
+    #[error("player `{kind}` has no setting `{key}`")]
+    UnknownKey { kind: String, key: String },
+    #[error("bad value `{value}` for `{key}`: {reason}")]
+    BadValue { key: String, value: String, reason: String },
+    #[error("{0}")]
+    Missing(String),
+}
+
+impl FromStr for PlayerSpec {
+    type Err = SpecError;
+
+    fn from_str(s: &str) -> Result<Self, SpecError> {
+        let s = s.trim();
+        let (kind, rest) = s.split_once(':').unwrap_or((s, ""));
+        let kind = kind.trim().to_ascii_lowercase();
+        let mut pairs = Vec::new();
+        for item in rest.split(',').map(str::trim).filter(|i| !i.is_empty()) {
+            let (k, v) = item.split_once('=').ok_or_else(|| SpecError::NotKeyValue(item.to_string()))?;
+            pairs.push((k.trim().to_string(), v.trim().to_string()));
+        }
+        let unknown = |key: &str| SpecError::UnknownKey { kind: kind.clone(), key: key.to_string() };
+        match kind.as_str() {
+            "random" | "greedy" => {
+                let mut name = None;
+                for (k, v) in pairs {
+                    match k.as_str() {
+                        "name" => name = Some(v),
+                        _ => return Err(unknown(&k)),
+                    }
+                }
+                Ok(if kind == "random" { PlayerSpec::Random { name } } else { PlayerSpec::Greedy { name } })
+            }
+            "mcts" | "net" => {
+                let mut m = MctsSpec::default();
+                for (k, v) in pairs {
+                    match k.as_str() {
+                        "model" => m.model = Some(PathBuf::from(v)),
+                        "nodes" | "sims" => m.nodes = parse_value(&k, &v)?,
+                        "reuse" => m.reuse = parse_value(&k, &v)?,
+                        "device" => m.device = parse_value(&k, &v)?,
+                        "precision" => m.precision = parse_value(&k, &v)?,
+                        "cache" => m.cache = parse_value(&k, &v)?,
+                        "cpuct" => m.search.c_puct = parse_value(&k, &v)?,
+                        "fpu" => m.search.fpu_reduction = parse_value(&k, &v)?,
+                        "root" => {
+                            m.search.root_mode = match v.to_ascii_lowercase().as_str() {
+                                "puct" => RootMode::Puct,
+                                "gumbel" => RootMode::Gumbel,
+                                _ => return Err(bad(&k, &v, "expected puct or gumbel")),
+                            }
+                        }
+                        "name" => m.name = Some(v),
+                        _ => return Err(unknown(&k)),
+                    }
+                }
+                if kind == "net" && m.model.is_none() {
+                    return Err(SpecError::Missing("`net` needs model=FILE".into()));
+                }
+                if m.nodes == 0 {
+                    return Err(bad("nodes", "0", "must be at least 1"));
+                }
+                Ok(PlayerSpec::Mcts(m))
+            }
+            "uci" | "engine" => {
+                let (mut command, mut args, mut options) = (None, Vec::new(), Vec::new());
+                let (mut limit, mut timeout_ms, mut name) = (None, default_engine_timeout_ms(), None);
+                let mut init_timeout_ms = default_engine_init_ms();
+                for (k, v) in pairs {
+                    match k.as_str() {
+                        "cmd" | "command" => command = Some(v),
+                        "arg" => args.push(v),
+                        "depth" => limit = Some(EngineLimit::Depth(parse_value(&k, &v)?)),
+                        "nodes" => limit = Some(EngineLimit::Nodes(parse_value(&k, &v)?)),
+                        "movetime" => limit = Some(EngineLimit::Movetime(parse_value(&k, &v)?)),
+                        "timeout" => timeout_ms = parse_value(&k, &v)?,
+                        "init" => init_timeout_ms = parse_value(&k, &v)?,
+                        "name" => name = Some(v),
+                        _ => match k.strip_prefix("option.") {
+                            Some(opt) if !opt.is_empty() => options.push((opt.to_string(), v)),
+                            _ => return Err(unknown(&k)),
+                        },
+                    }
+                }
+                let command = command.ok_or_else(|| SpecError::Missing("`uci` needs cmd=PROGRAM".into()))?;
+                let limit = limit.ok_or_else(|| SpecError::Missing("`uci` needs depth=, nodes= or movetime=".into()))?;
+                Ok(PlayerSpec::Uci(EngineSpec { command, args, options, limit, timeout_ms, init_timeout_ms, name }))
+            }
+            _ => Err(SpecError::UnknownKind(kind)),
+        }
+    }
+}
+
+fn bad(key: &str, value: &str, reason: &str) -> SpecError {
+    SpecError::BadValue { key: key.into(), value: value.into(), reason: reason.into() }
+}
+
+fn parse_value<T: FromStr>(key: &str, value: &str) -> Result<T, SpecError>
+where
+    T::Err: fmt::Display,
+{
+    value.parse().map_err(|e: T::Err| bad(key, value, &e.to_string()))
+}
+
+impl fmt::Display for PlayerSpec {
+    /// The spec string form (reads back with `parse`, except MCTS search fields other than
+    /// `cpuct`, `fpu` and `root`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = |f: &mut fmt::Formatter<'_>, n: &Option<String>, first: bool| match n {
+            Some(n) => write!(f, "{}name={n}", if first { ":" } else { "," }),
+            None => Ok(()),
+        };
+        match self {
+            PlayerSpec::Random { name: n } => {
+                f.write_str("random")?;
+                name(f, n, true)
+            }
+            PlayerSpec::Greedy { name: n } => {
+                f.write_str("greedy")?;
+                name(f, n, true)
+            }
+            PlayerSpec::Mcts(m) => {
+                write!(f, "mcts:nodes={}", m.nodes)?;
+                if let Some(p) = &m.model {
+                    write!(f, ",model={}", p.display())?;
+                }
+                if !m.reuse {
+                    f.write_str(",reuse=false")?;
+                }
+                name(f, &m.name, false)
+            }
+            PlayerSpec::Uci(e) => {
+                write!(f, "uci:cmd={}", e.command)?;
+                for a in &e.args {
+                    write!(f, ",arg={a}")?;
+                }
+                match e.limit {
+                    EngineLimit::Depth(d) => write!(f, ",depth={d}")?,
+                    EngineLimit::Nodes(n) => write!(f, ",nodes={n}")?,
+                    EngineLimit::Movetime(t) => write!(f, ",movetime={t}")?,
+                }
+                if e.timeout_ms != default_engine_timeout_ms() {
+                    write!(f, ",timeout={}", e.timeout_ms)?;
+                }
+                if e.init_timeout_ms != default_engine_init_ms() {
+                    write!(f, ",init={}", e.init_timeout_ms)?;
+                }
+                for (k, v) in &e.options {
+                    write!(f, ",option.{k}={v}")?;
+                }
+                name(f, &e.name, false)
+            }
+        }
+    }
+}
+
+impl PlayerSpec {
+    /// A readable default name.
+    pub fn display_name(&self) -> String {
+        match self {
+            PlayerSpec::Random { name } => name.clone().unwrap_or_else(|| "random".into()),
+            PlayerSpec::Greedy { name } => name.clone().unwrap_or_else(|| "greedy".into()),
+            PlayerSpec::Mcts(m) => m.name.clone().unwrap_or_else(|| {
+                let model = m.model.as_ref().and_then(|p| p.file_stem()).map_or("uniform".into(), |s| s.to_string_lossy().into_owned());
+                format!("mcts-{model}-{}", m.nodes)
+            }),
+            PlayerSpec::Uci(e) => e.name.clone().unwrap_or_else(|| {
+                let prog = std::path::Path::new(&e.command).file_name().map_or(e.command.clone(), |s| s.to_string_lossy().into_owned());
+                match e.limit {
+                    EngineLimit::Depth(d) => format!("{prog}-d{d}"),
+                    EngineLimit::Nodes(n) => format!("{prog}-n{n}"),
+                    EngineLimit::Movetime(t) => format!("{prog}-{t}ms"),
+                }
+            }),
+        }
+    }
+}
+
+/// Makes players from a spec, loading shared resources (a network) once.
+pub struct PlayerFactory {
+    spec: PlayerSpec,
+    name: String,
+    evaluator: Option<Arc<dyn Evaluator>>,
+}
+
+impl PlayerFactory {
+    /// Loads what the spec needs (a network file is read and checked here, so a bad path
+    /// fails before any game starts).
+    pub fn new(spec: PlayerSpec) -> anyhow::Result<PlayerFactory> {
+        let evaluator: Option<Arc<dyn Evaluator>> = match &spec {
+            PlayerSpec::Mcts(m) => Some(match &m.model {
+                Some(path) => network_evaluator(path, m.device, m.precision, m.cache)?,
+                None => Arc::new(UniformEvaluator),
+            }),
+            _ => None,
+        };
+        Ok(PlayerFactory { name: spec.display_name(), spec, evaluator })
+    }
+
+    /// Gives the factory another name (e.g. to tell two equal specs apart in a report).
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    pub fn spec(&self) -> &PlayerSpec {
+        &self.spec
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The loaded evaluator of an MCTS spec (shared by all its players).
+    pub fn evaluator(&self) -> Option<&Arc<dyn Evaluator>> {
+        self.evaluator.as_ref()
+    }
+
+    /// A new player. `seed` varies the random choices of baselines; external engines are
+    /// started (and their handshake checked) here.
+    pub fn make(&self, seed: u64) -> Result<Box<dyn Player>, PlayerError> {
+        let name = self.name.clone();
+        Ok(match &self.spec {
+            PlayerSpec::Random { .. } => Box::new(RandomPlayer::new(name, seed)),
+            PlayerSpec::Greedy { .. } => Box::new(GreedyPlayer::new(name, seed)),
+            PlayerSpec::Mcts(m) => {
+                let ev = self.evaluator.clone().expect("evaluator loaded for MCTS");
+                Box::new(MctsPlayer::new(name, ev, m.search.clone(), m.nodes, m.reuse, seed))
+            }
+            PlayerSpec::Uci(e) => Box::new(UciEnginePlayer::start(name, e.clone())?),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_spec_strings() {
+        assert_eq!("random".parse::<PlayerSpec>().unwrap(), PlayerSpec::Random { name: None });
+        assert_eq!("greedy:name=g".parse::<PlayerSpec>().unwrap(), PlayerSpec::Greedy { name: Some("g".into()) });
+        let PlayerSpec::Mcts(m) = "mcts:nodes=50,root=gumbel,reuse=false".parse::<PlayerSpec>().unwrap() else { panic!() };
+        assert_eq!((m.nodes, m.reuse, m.search.root_mode, m.model), (50, false, RootMode::Gumbel, None));
+        let PlayerSpec::Mcts(m) = "net:model=a/b.safetensors,sims=8".parse::<PlayerSpec>().unwrap() else { panic!() };
+        assert_eq!(m.model.as_deref(), Some(std::path::Path::new("a/b.safetensors")));
+        assert_eq!(m.nodes, 8);
+        let s: PlayerSpec = "uci:cmd=fairy-stockfish,depth=1,option.Move Overhead=0,arg=x,init=500".parse().unwrap();
+        let PlayerSpec::Uci(e) = &s else { panic!() };
+        assert_eq!(e.limit, EngineLimit::Depth(1));
+        assert_eq!(e.options, vec![("Move Overhead".to_string(), "0".to_string())]);
+        assert_eq!(s.display_name(), "fairy-stockfish-d1");
+        assert_eq!(s.to_string().parse::<PlayerSpec>().unwrap(), s);
+    }
+
+    #[test]
+    fn rejects_bad_specs() {
+        for bad in ["alphabeta", "mcts:nodes=x", "mcts:nodes=0", "mcts:foo=1", "net:nodes=5", "uci:depth=1", "uci:cmd=x", "random:nodes=3", "mcts:nodes"] {
+            assert!(bad.parse::<PlayerSpec>().is_err(), "{bad} accepted");
+        }
+    }
+}

@@ -1,0 +1,524 @@
+//! One MCTS search at a time under playing limits (nodes, time, depth, stop), shared by the
+//! UCI engine and match players.
+//!
+//! `selfplay::Tree::search` runs a fixed number of playouts; a playing engine must also
+//! stop on time or on request, so this drives the tree's step API itself and checks the
+//! limits between playouts. It also keeps the tree between moves of a game (tree reuse)
+//! and plays a mate in one without searching, so even the uniform evaluator never misses
+//! one.
+
+use crate::player::{Player, PlayerError};
+use models::evaluator::{CachedEvaluator, Evaluation, Evaluator, NetEvaluator};
+use models::{DeviceChoice, Precision};
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
+use schess::{Game, Move, Position};
+use selfplay::mcts::Leaf;
+use selfplay::{SearchConfig, Tree};
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Loads a network file as a cached evaluator.
+pub fn network_evaluator(
+    path: &Path,
+    device: DeviceChoice,
+    precision: Precision,
+    cache_entries: usize,
+) -> anyhow::Result<Arc<dyn Evaluator>> {
+    let device = device.resolve()?;
+    let (net, _meta) = models::checkpoint::load(path, models::FORMAT_VERSIONS, device, precision)?;
+    let history = models::history_of(net.config())
+        .ok_or_else(|| anyhow::anyhow!("{}: input planes match no history length", path.display()))?;
+    let net = NetEvaluator::new(net, history);
+    Ok(if cache_entries > 0 { Arc::new(CachedEvaluator::new(net, history, cache_entries)) } else { Arc::new(net) })
+}
+
+/// When a search stops (whichever limit comes first). No limit at all means "until
+/// stopped" (UCI's bare `go`).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Limits {
+    /// Playouts of this search (visits kept from earlier searches do not count).
+    pub nodes: Option<u64>,
+    /// Thinking time, counted from the start (or from `ponderhit`).
+    pub time: Option<Duration>,
+    /// Length of the principal variation.
+    pub depth: Option<u32>,
+    /// Keep searching until stopped, even when the limits above are met or the tree is
+    /// exhausted (UCI `go infinite`: `bestmove` must wait for `stop`).
+    pub infinite: bool,
+    /// Never grow the tree beyond this many visits (memory bound).
+    pub max_visits: Option<u64>,
+}
+
+impl Limits {
+    pub fn nodes(n: u64) -> Limits {
+        Limits { nodes: Some(n), ..Limits::default() }
+    }
+
+    fn unbounded(&self) -> bool {
+        self.infinite || (self.nodes.is_none() && self.time.is_none() && self.depth.is_none())
+    }
+}
+
+/// Signals from outside a running search.
+#[derive(Debug, Default)]
+pub struct SearchControl {
+    /// Stop as soon as possible and report the best move so far.
+    pub stop: AtomicBool,
+    /// While set, time and node limits are not applied (UCI `go ponder`); clearing it
+    /// (`ponderhit`) starts the clock.
+    pub ponder: AtomicBool,
+}
+
+/// A score as UCI reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Score {
+    /// Centipawns for the side to move.
+    Cp(i32),
+    /// Mate in this many moves (negative: the side to move gets mated).
+    Mate(i32),
+}
+
+/// Converts an expected score q in [-1, 1] to centipawns (lc0's mapping, so that the
+/// numbers look familiar to chess GUIs: q 0.5 is about 90 cp, q 0.9 about 570 cp).
+pub fn q_to_cp(q: f32) -> i32 {
+    let q = q.clamp(-0.999_9, 0.999_9) as f64;
+    (90.0 * (1.563_754_189_7 * q).tan()).round().clamp(-20_000.0, 20_000.0) as i32
+}
+
+/// The inverse of [`q_to_cp`], for engines that report centipawns.
+pub fn cp_to_q(cp: i32) -> f32 {
+    ((cp as f64 / 90.0).atan() / 1.563_754_189_7).clamp(-1.0, 1.0) as f32
+}
+
+/// What a search has found so far.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchInfo {
+    /// Length of the principal variation.
+    pub depth: u32,
+    /// Playouts in this search.
+    pub nodes: u64,
+    pub elapsed: Duration,
+    /// Win/draw/loss probabilities for the side to move.
+    pub wdl: [f32; 3],
+    /// Expected score for the side to move.
+    pub q: f32,
+    pub score: Score,
+    pub pv: Vec<Move>,
+}
+
+impl SearchInfo {
+    /// The UCI `info` line.
+    pub fn uci_line(&self) -> String {
+        let ms = self.elapsed.as_millis() as u64;
+        let nps = self.nodes * 1000 / ms.max(1);
+        let score = match self.score {
+            Score::Cp(cp) => format!("cp {cp}"),
+            Score::Mate(m) => format!("mate {m}"),
+        };
+        let permille = |x: f32| (x * 1000.0).round() as i32;
+        let (w, l) = (permille(self.wdl[0]), permille(self.wdl[2]));
+        let mut s = format!(
+            "info depth {} seldepth {} time {ms} nodes {} nps {nps} score {score} wdl {w} {} {l}",
+            self.depth.max(1),
+            self.depth.max(1),
+            self.nodes,
+            1000 - w - l
+        );
+        if !self.pv.is_empty() {
+            s.push_str(" pv");
+            for m in &self.pv {
+                s.push(' ');
+                s.push_str(&m.to_uci());
+            }
+        }
+        s
+    }
+}
+
+/// The result of a search.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SearchResult {
+    /// `None` only when the position has no legal move.
+    pub best: Option<Move>,
+    /// The expected reply, if the search has one.
+    pub ponder: Option<Move>,
+    pub info: SearchInfo,
+}
+
+/// An MCTS engine for one game at a time, with tree reuse between its searches.
+///
+/// Two ways to drive it: [`Searcher::search`] runs a whole search under [`Limits`] with its
+/// own evaluator; the step API ([`Searcher::begin`], [`Searcher::next_leaf`],
+/// [`Searcher::apply`], [`Searcher::finish`]) lets a caller evaluate the leaves of many
+/// searchers in one batch (see [`crate::batched`]).
+pub struct Searcher {
+    evaluator: Arc<dyn Evaluator>,
+    cfg: SearchConfig,
+    reuse: bool,
+    /// The kept tree with the game (start position and moves) at its root.
+    tree: Option<(Position, Vec<Move>, Tree)>,
+    active: Option<Active>,
+    rng: SmallRng,
+}
+
+/// The search in progress.
+enum Active {
+    /// Settled without searching: no legal move, or a mate in one.
+    Decided(SearchResult),
+    Tree(TreeSearch),
+}
+
+struct TreeSearch {
+    tree: Tree,
+    pos: Position,
+    /// Root visits before this search (kept from earlier searches).
+    base: u64,
+    budget: u32,
+    /// Noise-free root setup (Gumbel) still due once the root is expanded.
+    needs_setup: bool,
+    /// Every line from the root ends in a known result: more playouts add nothing.
+    exhausted: bool,
+    started: Instant,
+}
+
+/// How often (in loop iterations) the principal variation is recomputed for a depth limit.
+const DEPTH_CHECK_EVERY: u64 = 16;
+/// Terminal positions backed up in a row before `select_leaf` gives up (every line ends).
+const MAX_TERMINAL_IN_A_ROW: usize = 64;
+
+impl Searcher {
+    pub fn new(evaluator: Arc<dyn Evaluator>, cfg: SearchConfig, reuse: bool, seed: u64) -> Searcher {
+        Searcher { evaluator, cfg, reuse, tree: None, active: None, rng: SmallRng::seed_from_u64(seed) }
+    }
+
+    pub fn evaluator(&self) -> &Arc<dyn Evaluator> {
+        &self.evaluator
+    }
+
+    /// Replaces the evaluator (a new network); the kept tree is dropped.
+    pub fn set_evaluator(&mut self, evaluator: Arc<dyn Evaluator>) {
+        self.evaluator = evaluator;
+        self.tree = None;
+    }
+
+    /// Forgets the kept tree (new game).
+    pub fn clear(&mut self) {
+        self.tree = None;
+        self.active = None;
+    }
+
+    /// The kept tree advanced to `game`'s position, or a fresh one.
+    fn take_tree(&mut self, game: &Game) -> Tree {
+        if let Some((start, moves, tree)) = self.tree.take() {
+            let played = game.moves();
+            if self.reuse && start == *game.start() && played.len() >= moves.len() && played[..moves.len()] == moves[..] {
+                return played[moves.len()..].iter().fold(tree, |t, &m| t.advance(m));
+            }
+        }
+        Tree::new(game.positions().to_vec())
+    }
+
+    /// Starts a search of `game`'s current position; `budget` is the expected number of
+    /// playouts (Gumbel's sequential halving plans with it). A position without legal
+    /// moves, or with a mate in one, is settled at once: [`Searcher::is_done`] is then true.
+    pub fn begin(&mut self, game: &Game, budget: u32) {
+        let started = Instant::now();
+        let pos = game.position().clone();
+        let legal = pos.legal_moves();
+        let decided = |best: Option<Move>, wdl: [f32; 3], score: Score, depth: u32| SearchResult {
+            best,
+            ponder: None,
+            info: SearchInfo { depth, nodes: u64::from(depth), elapsed: started.elapsed(), wdl, q: wdl[0] - wdl[2], score, pv: best.into_iter().collect() },
+        };
+        self.active = Some(if legal.is_empty() {
+            let checked = pos.is_check();
+            let wdl = if checked { [0.0, 0.0, 1.0] } else { [0.0, 1.0, 0.0] };
+            Active::Decided(decided(None, wdl, if checked { Score::Mate(0) } else { Score::Cp(0) }, 0))
+        } else if let Some(&mate) = legal.iter().find(|&&m| gives_mate(&pos, m)) {
+            self.tree = None;
+            Active::Decided(decided(Some(mate), [1.0, 0.0, 0.0], Score::Mate(1), 1))
+        } else {
+            let mut tree = self.take_tree(game);
+            let needs_setup = !tree.is_root_expanded();
+            if !needs_setup {
+                tree.setup_root(&self.cfg, budget, false, &mut self.rng);
+            }
+            let base = tree.root_visits() as u64;
+            Active::Tree(TreeSearch { tree, pos, base, budget, needs_setup, exhausted: false, started })
+        });
+    }
+
+    /// True when more playouts would change nothing (settled position, or every line of
+    /// the tree ends in a known result), or no search was begun.
+    pub fn is_done(&self) -> bool {
+        match &self.active {
+            Some(Active::Tree(t)) => t.exhausted,
+            _ => true,
+        }
+    }
+
+    /// Playouts so far in this search.
+    pub fn playouts(&self) -> u64 {
+        match &self.active {
+            Some(Active::Tree(t)) => t.tree.root_visits() as u64 - t.base,
+            _ => 0,
+        }
+    }
+
+    /// Visits in the whole tree, kept ones included (for a memory bound).
+    pub fn tree_visits(&self) -> u64 {
+        match &self.active {
+            Some(Active::Tree(t)) => t.tree.root_visits() as u64,
+            _ => 0,
+        }
+    }
+
+    /// The next position to evaluate, or `None` when the search is done.
+    pub fn next_leaf(&mut self) -> Option<Leaf> {
+        let Some(Active::Tree(t)) = &mut self.active else { return None };
+        if t.exhausted {
+            return None;
+        }
+        let leaf = t.tree.select_leaf(&self.cfg, false, MAX_TERMINAL_IN_A_ROW);
+        t.exhausted = leaf.is_none();
+        leaf
+    }
+
+    /// Feeds the evaluation of a leaf from [`Searcher::next_leaf`] back into the tree.
+    pub fn apply(&mut self, leaf: &Leaf, eval: &Evaluation) {
+        let Some(Active::Tree(t)) = &mut self.active else { return };
+        t.tree.expand_and_backup(leaf, eval);
+        if t.needs_setup && t.tree.is_root_expanded() {
+            t.tree.setup_root(&self.cfg, t.budget, false, &mut self.rng);
+            t.needs_setup = false;
+        }
+    }
+
+    /// What the search has found so far (`None` before [`Searcher::begin`]).
+    pub fn current_info(&self) -> Option<SearchInfo> {
+        match self.active.as_ref()? {
+            Active::Decided(r) => Some(r.info.clone()),
+            Active::Tree(t) => Some(tree_info(t)),
+        }
+    }
+
+    /// Ends the search: the move to play and the final info. The tree is kept for the
+    /// next search of the same game.
+    pub fn finish(&mut self, game: &Game) -> Option<SearchResult> {
+        Some(match self.active.take()? {
+            Active::Decided(mut r) => {
+                r.info.elapsed = Duration::ZERO;
+                r
+            }
+            Active::Tree(t) => {
+                let info = tree_info(&t);
+                let best = t.tree.choose_move(0.0, &mut self.rng).or_else(|| t.pos.legal_moves().first().copied());
+                let ponder = info.pv.get(1).copied().filter(|_| info.pv.first() == best.as_ref());
+                self.tree = Some((game.start().clone(), game.moves().to_vec(), t.tree));
+                SearchResult { best, ponder, info }
+            }
+        })
+    }
+
+    /// Searches `game`'s current position under `limits` with the searcher's own
+    /// evaluator, one leaf at a time. `on_info` gets progress about once a second and the
+    /// final state once.
+    pub fn search(
+        &mut self,
+        game: &Game,
+        limits: &Limits,
+        control: &SearchControl,
+        on_info: &mut dyn FnMut(&SearchInfo),
+    ) -> anyhow::Result<SearchResult> {
+        let budget = limits.nodes.unwrap_or(800).min(u32::MAX as u64) as u32;
+        self.begin(game, budget);
+        if matches!(self.active, Some(Active::Decided(_))) {
+            wait_for_stop(limits, control);
+            let r = self.finish(game).expect("search begun");
+            on_info(&r.info);
+            return Ok(r);
+        }
+        let mut start = Instant::now();
+        let mut pondering = control.ponder.load(Ordering::Relaxed);
+        let mut last_info = Instant::now();
+        let mut iterations = 0u64;
+        loop {
+            iterations += 1;
+            if control.stop.load(Ordering::Relaxed) {
+                break;
+            }
+            if pondering && !control.ponder.load(Ordering::Relaxed) {
+                pondering = false;
+                start = Instant::now();
+            }
+            let stuck = self.is_done() || limits.max_visits.is_some_and(|m| self.tree_visits() >= m);
+            if !pondering && !limits.infinite {
+                let done = limits.nodes.is_some_and(|n| self.playouts() >= n)
+                    || limits.time.is_some_and(|t| start.elapsed() >= t)
+                    || (limits.depth.is_some_and(|d| iterations % DEPTH_CHECK_EVERY == 0 && self.pv_len() >= d))
+                    || (stuck && !limits.unbounded());
+                if done {
+                    break;
+                }
+            }
+            if stuck {
+                // Nothing left to search (or no room): idle until a limit or `stop`.
+                std::thread::sleep(Duration::from_millis(2));
+            } else if let Some(leaf) = self.next_leaf() {
+                let eval = self.evaluator.evaluate(&[&leaf.history])?;
+                self.apply(&leaf, &eval[0]);
+            }
+            if last_info.elapsed() >= Duration::from_secs(1) {
+                last_info = Instant::now();
+                if let Some(mut info) = self.current_info() {
+                    info.elapsed = start.elapsed();
+                    on_info(&info);
+                }
+            }
+        }
+        let mut r = self.finish(game).expect("search begun");
+        r.info.elapsed = start.elapsed();
+        on_info(&r.info);
+        Ok(r)
+    }
+
+    fn pv_len(&self) -> u32 {
+        match &self.active {
+            Some(Active::Tree(t)) => pv_len(&t.tree),
+            _ => 0,
+        }
+    }
+}
+
+fn tree_info(t: &TreeSearch) -> SearchInfo {
+    let pv = t.tree.principal_variation(64);
+    let wdl = t.tree.root_wdl();
+    let q = wdl[0] - wdl[2];
+    let mates = pv.first().is_some_and(|&m| gives_mate(&t.pos, m));
+    SearchInfo {
+        depth: pv.len() as u32,
+        nodes: t.tree.root_visits() as u64 - t.base,
+        elapsed: t.started.elapsed(),
+        wdl,
+        q,
+        score: if mates { Score::Mate(1) } else { Score::Cp(q_to_cp(q)) },
+        pv,
+    }
+}
+
+fn pv_len(tree: &Tree) -> u32 {
+    tree.principal_variation(256).len() as u32
+}
+
+/// Whether `m` checkmates.
+pub fn gives_mate(pos: &Position, m: Move) -> bool {
+    let mut next = pos.clone();
+    next.play_unchecked(m);
+    next.is_check() && !next.has_legal_moves()
+}
+
+/// For searches that must not end on their own (UCI `go infinite`, pondering).
+fn wait_for_stop(limits: &Limits, control: &SearchControl) {
+    while (limits.infinite || control.ponder.load(Ordering::Relaxed)) && !control.stop.load(Ordering::Relaxed) {
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// A match player that searches a fixed number of playouts per move.
+pub struct MctsPlayer {
+    name: String,
+    searcher: Searcher,
+    nodes: u64,
+    last_q: Option<f32>,
+    control: SearchControl,
+}
+
+impl MctsPlayer {
+    pub fn new(name: String, evaluator: Arc<dyn Evaluator>, cfg: SearchConfig, nodes: u64, reuse: bool, seed: u64) -> Self {
+        MctsPlayer { name, searcher: Searcher::new(evaluator, cfg, reuse, seed), nodes, last_q: None, control: SearchControl::default() }
+    }
+}
+
+impl Player for MctsPlayer {
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn new_game(&mut self, _variant: schess::Variant) -> Result<(), PlayerError> {
+        self.searcher.clear();
+        self.last_q = None;
+        Ok(())
+    }
+
+    fn choose(&mut self, game: &Game) -> Result<Move, PlayerError> {
+        let r = self.searcher.search(game, &Limits::nodes(self.nodes), &self.control, &mut |_| {}).map_err(PlayerError::Internal)?;
+        self.last_q = Some(r.info.q);
+        r.best.ok_or_else(|| PlayerError::Internal(anyhow::anyhow!("no legal move in {}", game.position().fen())))
+    }
+
+    fn last_score(&self) -> Option<f32> {
+        self.last_q
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use models::evaluator::UniformEvaluator;
+
+    fn searcher() -> Searcher {
+        Searcher::new(Arc::new(UniformEvaluator), SearchConfig::default(), true, 1)
+    }
+
+    #[test]
+    fn cp_mapping_round_trips() {
+        assert_eq!(q_to_cp(0.0), 0);
+        for q in [-0.9f32, -0.3, 0.1, 0.5, 0.95] {
+            assert!((cp_to_q(q_to_cp(q)) - q).abs() < 5e-3);
+        }
+        assert!(q_to_cp(1.0) > 10_000 && q_to_cp(-1.0) < -10_000);
+    }
+
+    #[test]
+    fn node_limit_and_tree_reuse() {
+        let mut s = searcher();
+        let mut game = Game::new(Position::startpos());
+        let control = SearchControl::default();
+        let r = s.search(&game, &Limits::nodes(100), &control, &mut |_| {}).unwrap();
+        assert_eq!(r.info.nodes, 100);
+        let best = r.best.unwrap();
+        assert!(game.position().is_legal(best));
+        game.play(best).unwrap();
+        game.play_uci(&game.position().legal_moves()[0].to_uci()).unwrap();
+        let r = s.search(&game, &Limits::nodes(50), &control, &mut |_| {}).unwrap();
+        assert!((50..50 + 64).contains(&r.info.nodes));
+        assert!(game.position().is_legal(r.best.unwrap()));
+    }
+
+    #[test]
+    fn plays_mate_in_one_and_reports_it() {
+        let mut s = searcher();
+        let game = Game::new(Position::from_fen("6k1/5ppp/8/8/8/8/8/R5K1[] w - - 0 1").unwrap());
+        let r = s.search(&game, &Limits::nodes(10), &SearchControl::default(), &mut |_| {}).unwrap();
+        assert_eq!(r.best.unwrap().to_uci(), "a1a8");
+        assert_eq!(r.info.score, Score::Mate(1));
+        assert!(r.info.uci_line().contains("score mate 1") && r.info.uci_line().ends_with("pv a1a8"));
+    }
+
+    #[test]
+    fn stops_on_time_and_on_flag() {
+        let mut s = searcher();
+        let game = Game::new(Position::startpos());
+        let t = Instant::now();
+        let limits = Limits { time: Some(Duration::from_millis(50)), ..Limits::default() };
+        s.search(&game, &limits, &SearchControl::default(), &mut |_| {}).unwrap();
+        assert!(t.elapsed() < Duration::from_millis(500));
+        let control = SearchControl::default();
+        control.stop.store(true, Ordering::Relaxed);
+        let r = s.search(&game, &Limits { infinite: true, ..Limits::default() }, &control, &mut |_| {}).unwrap();
+        assert!(r.best.is_some());
+    }
+}

@@ -1,0 +1,698 @@
+//! The UCI engine behind `szero uci`: Fairy-Stockfish's move strings and `UCI_Variant`, so
+//! that GUIs and tools that drive Fairy-Stockfish for S-Chess can drive us too.
+//!
+//! The search runs on its own thread; the input loop stays responsive, so `isready` is
+//! answered and `stop` obeyed while thinking. Every malformed input is answered with an
+//! `info string error: ...` line and otherwise ignored; nothing a GUI sends can crash the
+//! engine. [`UciEngine`] takes lines and writes replies to any `Write`, so a whole session
+//! can be scripted in-process (see the tests).
+
+use crate::search::{network_evaluator, Limits, SearchControl, SearchResult, Searcher};
+use models::evaluator::{Evaluator, UniformEvaluator};
+use models::{DeviceChoice, Precision};
+use schess::{Color, Game, Position, Variant};
+use selfplay::SearchConfig;
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+/// Where replies go; shared by the input loop and the search thread, one whole line at a
+/// time.
+#[derive(Clone)]
+pub struct Output(Arc<Mutex<Box<dyn Write + Send>>>);
+
+impl Output {
+    pub fn new(w: impl Write + Send + 'static) -> Output {
+        Output(Arc::new(Mutex::new(Box::new(w))))
+    }
+
+    /// Writes one line and flushes. Write errors (a closed GUI pipe) are ignored: there is
+    /// no one left to tell.
+    pub fn line(&self, s: &str) {
+        let mut w = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let _ = writeln!(w, "{s}").and_then(|()| w.flush());
+    }
+
+    fn error(&self, s: &str) {
+        self.line(&format!("info string error: {s}"));
+    }
+}
+
+/// Engine settings that `setoption` changes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct UciSettings {
+    pub variant: Variant,
+    /// Intra-op threads of the network library (the tree search itself is one thread).
+    pub threads: usize,
+    /// Memory for the search tree and the evaluation cache, in MiB.
+    pub hash_mb: usize,
+    /// Subtracted from every time budget: GUI and pipe latency.
+    pub move_overhead_ms: u64,
+    pub weights: Option<PathBuf>,
+    pub device: DeviceChoice,
+    pub precision: Precision,
+}
+
+impl Default for UciSettings {
+    fn default() -> Self {
+        UciSettings {
+            variant: Variant::Seirawan,
+            threads: 1,
+            hash_mb: 512,
+            move_overhead_ms: 100,
+            weights: None,
+            device: DeviceChoice::Auto,
+            precision: Precision::Auto,
+        }
+    }
+}
+
+/// Memory per tree visit (measured: ~1.4 KB, one expansion of ~35 child nodes plus a
+/// position), with some margin.
+const BYTES_PER_VISIT: u64 = 1_500;
+/// Share of `Hash` given to the evaluation cache (rest: tree), and bytes per entry.
+const CACHE_SHARE: u64 = 8;
+const BYTES_PER_CACHE_ENTRY: u64 = 400;
+
+/// Parameters of a `go` command.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Go {
+    pub wtime: Option<u64>,
+    pub btime: Option<u64>,
+    pub winc: Option<u64>,
+    pub binc: Option<u64>,
+    pub movestogo: Option<u64>,
+    pub movetime: Option<u64>,
+    pub nodes: Option<u64>,
+    pub depth: Option<u32>,
+    pub infinite: bool,
+    pub ponder: bool,
+}
+
+impl Go {
+    /// Parses the words after `go`; bad words are reported in the error list and skipped.
+    pub fn parse<'a>(words: impl Iterator<Item = &'a str>) -> (Go, Vec<String>) {
+        let mut go = Go::default();
+        let mut errors = Vec::new();
+        let mut words = words.peekable();
+        while let Some(w) = words.next() {
+            let mut num = |name: &str| -> Option<u64> {
+                match words.next() {
+                    // Some GUIs send negative clocks when flagging: treat as zero.
+                    Some(v) if v.starts_with('-') && v[1..].parse::<u64>().is_ok() => Some(0),
+                    Some(v) => match v.parse::<u64>() {
+                        Ok(n) => Some(n),
+                        Err(_) => {
+                            errors.push(format!("invalid value '{v}' for {name}"));
+                            None
+                        }
+                    },
+                    None => {
+                        errors.push(format!("missing value for {name}"));
+                        None
+                    }
+                }
+            };
+            match w {
+                "wtime" => go.wtime = num(w),
+                "btime" => go.btime = num(w),
+                "winc" => go.winc = num(w),
+                "binc" => go.binc = num(w),
+                "movestogo" => go.movestogo = num(w),
+                "movetime" => go.movetime = num(w),
+                "nodes" => go.nodes = num(w),
+                "depth" => go.depth = num(w).map(|d| d.min(u32::MAX as u64) as u32),
+                "mate" => {
+                    // Searched like `depth 2n-1`: MCTS has no mate search of its own.
+                    go.depth = num(w).map(|m| (2 * m).saturating_sub(1).min(u32::MAX as u64) as u32);
+                }
+                "infinite" => go.infinite = true,
+                "ponder" => go.ponder = true,
+                "searchmoves" => {
+                    errors.push("searchmoves is not supported; searching all moves".into());
+                    while words.peek().is_some_and(|w| w.len() >= 4 && w.as_bytes()[0].is_ascii_lowercase() && w.as_bytes()[1].is_ascii_digit()) {
+                        words.next();
+                    }
+                }
+                other => errors.push(format!("unknown go parameter '{other}'")),
+            }
+        }
+        (go, errors)
+    }
+
+    /// Search limits for the side to move, with `overhead` kept in reserve.
+    pub fn limits(&self, turn: Color, overhead: Duration) -> Limits {
+        let mut limits = Limits { nodes: self.nodes, depth: self.depth, infinite: self.infinite, ..Limits::default() };
+        let (time, inc) = match turn {
+            Color::White => (self.wtime, self.winc),
+            Color::Black => (self.btime, self.binc),
+        };
+        if let Some(mt) = self.movetime {
+            limits.time = Some(Duration::from_millis(mt).saturating_sub(overhead).max(Duration::from_millis(1)));
+        } else if let Some(t) = time {
+            limits.time = Some(time_budget(Duration::from_millis(t), Duration::from_millis(inc.unwrap_or(0)), self.movestogo, overhead));
+        }
+        limits
+    }
+}
+
+/// Thinking time for one move with `time` left on the clock, `inc` per move and
+/// `movestogo` moves to the next time control (sudden death: assume 30 more moves).
+///
+/// Never more than 40% of what is left after the overhead (80% on the last move before a
+/// time control), so a long search cannot flag even if the game runs longer than assumed;
+/// the overhead covers the time between the limit check and `bestmove` reaching the GUI.
+pub fn time_budget(time: Duration, inc: Duration, movestogo: Option<u64>, overhead: Duration) -> Duration {
+    let left = time.saturating_sub(overhead);
+    let mtg = movestogo.unwrap_or(30).clamp(1, 50) as u32;
+    let target = left / mtg + inc * 3 / 4;
+    let cap = if mtg == 1 { left * 4 / 5 } else { left * 2 / 5 };
+    target.min(cap)
+}
+
+/// A search running on its thread.
+struct Running {
+    control: Arc<SearchControl>,
+    handle: JoinHandle<Searcher>,
+    /// Ends only on `stop` (`go infinite`, or a bare `go`).
+    unbounded: bool,
+}
+
+/// The engine state behind the protocol.
+pub struct UciEngine {
+    out: Output,
+    settings: UciSettings,
+    game: Game,
+    /// `None` while a search thread owns it.
+    searcher: Option<Searcher>,
+    running: Option<Running>,
+}
+
+/// Whether the input loop goes on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Flow {
+    Continue,
+    Quit,
+}
+
+impl UciEngine {
+    /// An engine writing to `out`, with the uniform evaluator until a network is set.
+    pub fn new(out: Output) -> UciEngine {
+        let settings = UciSettings::default();
+        let searcher = Searcher::new(Arc::new(UniformEvaluator), SearchConfig::default(), true, 0x5eed);
+        UciEngine { out, game: Game::new(Position::new(settings.variant)), settings, searcher: Some(searcher), running: None }
+    }
+
+    /// Loads a network (as `setoption name WeightsFile` would). Returns a description of
+    /// the evaluator, or why the file cannot be used.
+    pub fn load_weights(&mut self, path: &Path) -> Result<String, String> {
+        self.finish_search();
+        let ev = network_evaluator(path, self.settings.device, self.settings.precision, self.cache_entries())
+            .map_err(|e| format!("cannot load network {}: {e}", path.display()))?;
+        let description = ev.describe();
+        self.searcher_mut().set_evaluator(ev);
+        self.settings.weights = Some(path.to_path_buf());
+        Ok(description)
+    }
+
+    pub fn settings(&self) -> &UciSettings {
+        &self.settings
+    }
+
+    /// Sets the device and precision used for networks loaded from now on.
+    pub fn set_device(&mut self, device: DeviceChoice, precision: Precision) {
+        self.settings.device = device;
+        self.settings.precision = precision;
+    }
+
+    fn cache_entries(&self) -> usize {
+        (self.settings.hash_mb as u64 * (1 << 20) / CACHE_SHARE / BYTES_PER_CACHE_ENTRY / 2).max(1) as usize
+    }
+
+    fn max_visits(&self) -> u64 {
+        (self.settings.hash_mb as u64 * (1 << 20) * (CACHE_SHARE - 1) / CACHE_SHARE / BYTES_PER_VISIT).max(1000)
+    }
+
+    fn searcher_mut(&mut self) -> &mut Searcher {
+        self.searcher.as_mut().expect("no search running")
+    }
+
+    /// Waits for a running search to end by itself (tests; `go nodes ...`).
+    pub fn wait(&mut self) {
+        if let Some(r) = self.running.take() {
+            self.searcher = Some(r.handle.join().unwrap_or_else(|_| self.fresh_searcher()));
+        }
+    }
+
+    /// Before a command that changes the position or starts a search: lets a bounded
+    /// search finish (as Stockfish does, so piped command lists work), but stops one that
+    /// would only end on `stop` (we could not read that `stop` while waiting).
+    pub fn settle_search(&mut self) {
+        let endless = self.running.as_ref().is_some_and(|r| r.unbounded || r.control.ponder.load(Ordering::Relaxed));
+        if endless {
+            self.finish_search();
+        } else {
+            self.wait();
+        }
+    }
+
+    /// Stops a running search (its `bestmove` is printed) and takes the searcher back.
+    fn finish_search(&mut self) {
+        if let Some(r) = &self.running {
+            r.control.stop.store(true, Ordering::Relaxed);
+            r.control.ponder.store(false, Ordering::Relaxed);
+        }
+        self.wait();
+    }
+
+    /// After a search thread panicked: a new searcher with the uniform evaluator (so the
+    /// engine still plays); the error was already reported.
+    fn fresh_searcher(&self) -> Searcher {
+        Searcher::new(Arc::new(UniformEvaluator), SearchConfig::default(), true, 0x5eed)
+    }
+
+    /// Handles one input line.
+    pub fn handle(&mut self, line: &str) -> Flow {
+        let line = line.trim();
+        let mut words = line.split_whitespace();
+        let Some(cmd) = words.next() else { return Flow::Continue };
+        match cmd {
+            "uci" => self.cmd_uci(),
+            "isready" => self.out.line("readyok"),
+            "debug" => {}
+            "setoption" => self.cmd_setoption(line),
+            "ucinewgame" => {
+                self.settle_search();
+                self.searcher_mut().clear();
+                self.game = Game::new(Position::new(self.settings.variant));
+            }
+            "position" => self.cmd_position(words),
+            "go" => self.cmd_go(words),
+            "stop" => self.finish_search(),
+            "ponderhit" => {
+                if let Some(r) = &self.running {
+                    r.control.ponder.store(false, Ordering::Relaxed);
+                }
+            }
+            "quit" => {
+                self.finish_search();
+                return Flow::Quit;
+            }
+            "d" => {
+                self.out.line(&format!("info string fen {}", self.game.position().fen()));
+            }
+            _ => self.out.error(&format!("unknown command '{}'", truncate(cmd))),
+        }
+        Flow::Continue
+    }
+
+    fn cmd_uci(&self) {
+        let o = &self.out;
+        o.line(&format!("id name szero {}", env!("CARGO_PKG_VERSION")));
+        o.line("id author the szero authors");
+        o.line("option name UCI_Variant type combo default seirawan var seirawan var chess");
+        o.line("option name Threads type spin default 1 min 1 max 256");
+        o.line("option name Hash type spin default 512 min 1 max 1048576");
+        o.line("option name Move Overhead type spin default 100 min 0 max 10000");
+        o.line("option name WeightsFile type string default <empty>");
+        o.line("uciok");
+    }
+
+    fn cmd_setoption(&mut self, line: &str) {
+        // `setoption name <name words> [value <value words>]`; names may contain spaces.
+        let rest = line.trim_start_matches("setoption").trim();
+        let Some(rest) = rest.strip_prefix("name ") else {
+            return self.out.error("setoption needs 'name <option> [value <value>]'");
+        };
+        let (name, value) = match rest.find(" value ") {
+            Some(i) => (rest[..i].trim(), rest[i + 7..].trim()),
+            None => (rest.trim_end_matches(" value").trim(), ""),
+        };
+        self.settle_search();
+        let spin = |max: u64, min: u64| -> Result<u64, String> {
+            match value.parse::<u64>() {
+                Ok(v) if (min..=max).contains(&v) => Ok(v),
+                _ => Err(format!("invalid value '{}' for {name} (expected {min}..{max})", truncate(value))),
+            }
+        };
+        let result = match name.to_ascii_lowercase().as_str() {
+            "uci_variant" => match Variant::from_name(value) {
+                Some(v) => {
+                    self.settings.variant = v;
+                    self.game = Game::new(Position::new(v));
+                    self.searcher_mut().clear();
+                    Ok(())
+                }
+                None => Err(format!("unsupported variant '{}' (seirawan or chess)", truncate(value))),
+            },
+            "threads" => spin(256, 1).map(|n| {
+                self.settings.threads = n as usize;
+                tch::set_num_threads(n as i32);
+            }),
+            "hash" => spin(1 << 20, 1).map(|n| self.settings.hash_mb = n as usize),
+            "move overhead" => spin(10_000, 0).map(|n| self.settings.move_overhead_ms = n),
+            "weightsfile" | "evalfile" => {
+                if value.is_empty() || value == "<empty>" {
+                    self.searcher_mut().set_evaluator(Arc::new(UniformEvaluator));
+                    self.settings.weights = None;
+                    Ok(())
+                } else {
+                    self.load_weights(Path::new(value))
+                        .map(|d| self.out.line(&format!("info string loaded {} ({d})", truncate(value))))
+                }
+            }
+            _ => Err(format!("no such option '{}'", truncate(name))),
+        };
+        if let Err(e) = result {
+            self.out.error(&e);
+        }
+    }
+
+    fn cmd_position(&mut self, mut words: std::str::SplitWhitespace<'_>) {
+        self.settle_search();
+        let variant = self.settings.variant;
+        let start = match words.next() {
+            Some("startpos") => Position::new(variant),
+            Some("fen") => {
+                let fields: Vec<&str> = words.by_ref().take_while(|w| *w != "moves").collect();
+                // `take_while` consumed "moves" if present; what is left are the moves.
+                match Position::from_fen_variant(&fields.join(" "), variant) {
+                    Ok(p) => p,
+                    Err(e) => return self.out.error(&format!("{e}; position unchanged")),
+                }
+            }
+            _ => return self.out.error("position needs 'startpos' or 'fen <FEN>'; position unchanged"),
+        };
+        let mut game = Game::new(start);
+        let mut rest = words.peekable();
+        if rest.peek() == Some(&"moves") {
+            rest.next();
+        }
+        for (i, w) in rest.enumerate() {
+            if let Err(e) = game.play_uci(w) {
+                self.out.error(&format!("{e} (move {}); position set before it", i + 1));
+                break;
+            }
+        }
+        self.game = game;
+    }
+
+    fn cmd_go(&mut self, words: std::str::SplitWhitespace<'_>) {
+        self.settle_search();
+        let (go, errors) = Go::parse(words);
+        for e in errors {
+            self.out.error(&e);
+        }
+        let overhead = Duration::from_millis(self.settings.move_overhead_ms);
+        let mut limits = go.limits(self.game.position().turn(), overhead);
+        let unbounded = limits.infinite || (limits.nodes.is_none() && limits.time.is_none() && limits.depth.is_none());
+        limits.max_visits = Some(self.max_visits());
+        let control = Arc::new(SearchControl::default());
+        control.ponder.store(go.ponder, Ordering::Relaxed);
+        let mut searcher = self.searcher.take().expect("search finished");
+        let game = self.game.clone();
+        let out = self.out.clone();
+        let ctl = control.clone();
+        let spawned = std::thread::Builder::new().name("search".into()).spawn(move || {
+            let mut report = |info: &crate::search::SearchInfo| out.line(&info.uci_line());
+            let result = searcher.search(&game, &limits, &ctl, &mut report);
+            out.line(&bestmove_line(&game, result, &out));
+            searcher
+        });
+        match spawned {
+            Ok(handle) => self.running = Some(Running { control, handle, unbounded }),
+            Err(e) => {
+                self.out.error(&format!("cannot start the search thread: {e}"));
+                self.searcher = Some(self.fresh_searcher());
+                self.out.line("bestmove (none)");
+            }
+        }
+    }
+}
+
+/// The `bestmove` line; a failed search still names a legal move (after reporting why).
+fn bestmove_line(game: &Game, result: anyhow::Result<SearchResult>, out: &Output) -> String {
+    match result {
+        Ok(SearchResult { best: Some(m), ponder, .. }) => match ponder {
+            Some(p) => format!("bestmove {m} ponder {p}"),
+            None => format!("bestmove {m}"),
+        },
+        Ok(_) => "bestmove (none)".into(),
+        Err(e) => {
+            out.error(&format!("search failed: {e:#}"));
+            match game.position().legal_moves().first() {
+                Some(m) => format!("bestmove {m}"),
+                None => "bestmove (none)".into(),
+            }
+        }
+    }
+}
+
+/// Keeps echoed input short (a GUI or fuzzer may send anything).
+fn truncate(s: &str) -> String {
+    if s.chars().count() > 64 {
+        format!("{}...", s.chars().take(64).collect::<String>())
+    } else {
+        s.to_string()
+    }
+}
+
+/// Runs the protocol on `input` until `quit` or end of input.
+pub fn run(input: impl BufRead, engine: &mut UciEngine) -> std::io::Result<()> {
+    for line in input.split(b'\n') {
+        let line = line?;
+        if engine.handle(&String::from_utf8_lossy(&line)) == Flow::Quit {
+            return Ok(());
+        }
+    }
+    // End of input: let a bounded search finish (`echo "go nodes 100" | szero uci`).
+    engine.settle_search();
+    engine.handle("quit");
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `Write` whose bytes the test can read back.
+    #[derive(Clone, Default)]
+    struct Buf(Arc<Mutex<Vec<u8>>>);
+
+    impl Write for Buf {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Buf {
+        fn take_lines(&self) -> Vec<String> {
+            let bytes = std::mem::take(&mut *self.0.lock().unwrap());
+            String::from_utf8(bytes).unwrap().lines().map(str::to_string).collect()
+        }
+    }
+
+    fn engine() -> (UciEngine, Buf) {
+        let buf = Buf::default();
+        (UciEngine::new(Output::new(buf.clone())), buf)
+    }
+
+    /// Sends `lines` (waiting for each search to end) and returns the replies.
+    fn session(e: &mut UciEngine, buf: &Buf, lines: &[&str]) -> Vec<String> {
+        for l in lines {
+            e.handle(l);
+            e.wait();
+        }
+        buf.take_lines()
+    }
+
+    #[test]
+    fn scripted_session_with_exact_replies() {
+        let (mut e, buf) = engine();
+        let version = env!("CARGO_PKG_VERSION");
+        assert_eq!(
+            session(&mut e, &buf, &["uci", "isready", "", "   ", "xyzzy 1 2", "setoption name UCI_Variant value seirawan", "isready"]),
+            [
+                format!("id name szero {version}").as_str(),
+                "id author the szero authors",
+                "option name UCI_Variant type combo default seirawan var seirawan var chess",
+                "option name Threads type spin default 1 min 1 max 256",
+                "option name Hash type spin default 512 min 1 max 1048576",
+                "option name Move Overhead type spin default 100 min 0 max 10000",
+                "option name WeightsFile type string default <empty>",
+                "uciok",
+                "readyok",
+                "info string error: unknown command 'xyzzy'",
+                "readyok",
+            ]
+        );
+        assert_eq!(
+            session(
+                &mut e,
+                &buf,
+                &[
+                    "setoption name UCI_Variant value xiangqi",
+                    "setoption name Threads value many",
+                    "setoption name Hash value 0",
+                    "setoption name Frobnicate value 3",
+                    "setoption nme Hash",
+                    "setoption name Move Overhead value 50",
+                    "setoption name WeightsFile value /nonexistent/net.safetensors",
+                ]
+            ),
+            [
+                "info string error: unsupported variant 'xiangqi' (seirawan or chess)",
+                "info string error: invalid value 'many' for Threads (expected 1..256)",
+                "info string error: invalid value '0' for Hash (expected 1..1048576)",
+                "info string error: no such option 'Frobnicate'",
+                "info string error: setoption needs 'name <option> [value <value>]'",
+                // Move Overhead is accepted silently; the missing network file is reported.
+                "info string error: cannot load network /nonexistent/net.safetensors: /nonexistent/net.safetensors: No such file or directory (os error 2)",
+            ]
+        );
+        assert_eq!(e.settings().move_overhead_ms, 50);
+        let out = session(
+            &mut e,
+            &buf,
+            &[
+                "position",
+                "position fen not/a/fen w - - 0 1",
+                "position startpos moves e2e4 e7e5 e4e5",
+                "d",
+                "position startpos moves b1c3e e7e5 g1f3h",
+                "d",
+                "position fen 4k3/8/8/8/8/8/8/r2NK3[EHeh] w DE - 0 1 moves e1f1e",
+                "d",
+                "position fen 4k3/8/8/8/8/8/8/r2NK3[EHeh] w DE - 0 1 moves d1e3",
+                "d",
+            ],
+        );
+        assert_eq!(
+            out,
+            [
+                "info string error: position needs 'startpos' or 'fen <FEN>'; position unchanged",
+                "info string error: invalid FEN board: expected 8 ranks, found 3; position unchanged",
+                "info string error: illegal move e4e5 in rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR[EHeh] w KQBCDFGkqbcdfg - 0 2 (move 3); position set before it",
+                "info string fen rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR[EHeh] w KQBCDFGkqbcdfg - 0 2",
+                // FENs as pyffish's get_fen writes them.
+                "info string fen rnbqkbnr/pppp1ppp/8/4p3/8/2N2N2/PPPPPPPP/REBQKBHR[eh] b KQkqbcdfg - 1 2",
+                "info string fen 4k3/8/8/8/8/8/8/r2NEK2[Heh] b D - 1 1",
+                // Pinned back-rank knight: illegal (the gate would not shield the king).
+                "info string error: illegal move d1e3 in 4k3/8/8/8/8/8/8/r2NK3[EHeh] w DE - 0 1 (move 1); position set before it",
+                "info string fen 4k3/8/8/8/8/8/8/r2NK3[EHeh] w DE - 0 1",
+            ]
+        );
+    }
+
+    #[test]
+    fn go_searches_and_reports() {
+        let (mut e, buf) = engine();
+        let out = session(&mut e, &buf, &["position startpos moves e2e4", "go nodes 64"]);
+        assert_eq!(out.len(), 2, "{out:?}");
+        let info = &out[0];
+        assert!(info.starts_with("info depth ") && info.contains(" nodes 64 ") && info.contains(" score cp "), "{info}");
+        assert!(info.contains(" wdl ") && info.contains(" pv "), "{info}");
+        let best = out[1].split_whitespace().nth(1).unwrap();
+        let mut g = Game::new(Position::startpos());
+        g.play_uci("e2e4").unwrap();
+        assert!(g.position().parse_uci(best).is_ok(), "{}", out[1]);
+
+        // Malformed go parameters are reported and skipped; the search still runs.
+        let out = session(&mut e, &buf, &["go nodes 32 wtime abc frobs"]);
+        assert_eq!(out[0], "info string error: invalid value 'abc' for wtime");
+        assert_eq!(out[1], "info string error: unknown go parameter 'frobs'");
+        assert!(out[2].contains(" nodes 32 ") && out[3].starts_with("bestmove "), "{out:?}");
+
+        // Mate in one is found and announced.
+        let out = session(&mut e, &buf, &["position fen 6k1/5ppp/8/8/8/8/8/R5K1[] w - - 0 1", "go depth 3"]);
+        assert!(out[0].contains("score mate 1") && out[1] == "bestmove a1a8", "{out:?}");
+
+        // Checkmated: no move.
+        let out = session(&mut e, &buf, &["position fen R5k1/5ppp/8/8/8/8/8/6K1[] b - - 0 1", "go movetime 10"]);
+        assert_eq!(out.last().unwrap(), "bestmove (none)");
+    }
+
+    #[test]
+    fn stop_and_isready_while_thinking() {
+        let (mut e, buf) = engine();
+        e.handle("position startpos");
+        e.handle("go infinite");
+        std::thread::sleep(Duration::from_millis(50));
+        e.handle("isready");
+        assert_eq!(buf.take_lines().last().map(String::as_str), Some("readyok"));
+        e.handle("stop");
+        let out = buf.take_lines();
+        assert!(out.last().unwrap().starts_with("bestmove "), "{out:?}");
+        // `quit` during a search ends it too, printing bestmove first.
+        e.handle("go wtime 100000 btime 100000");
+        assert_eq!(e.handle("quit"), Flow::Quit);
+        assert!(buf.take_lines().last().unwrap().starts_with("bestmove "));
+    }
+
+    #[test]
+    fn run_loop_reads_until_quit_or_end_of_input() {
+        let buf = Buf::default();
+        let mut e = UciEngine::new(Output::new(buf.clone()));
+        let input = b"isready\n\xff\xfe garbage\ngo nodes 20\ngo nodes 10\ngo nodes 5\n";
+        run(std::io::Cursor::new(input.as_slice()), &mut e).unwrap();
+        let out = buf.take_lines();
+        // Bounded searches run to completion one after the other, even when piped, and
+        // the last one is not cut short by the end of input.
+        assert_eq!(out.len(), 8, "{out:?}");
+        assert_eq!(out[..2], ["readyok", "info string error: unknown command '\u{fffd}\u{fffd}'"]);
+        assert!(out[2].contains(" nodes 20 ") && out[3].starts_with("bestmove"), "{out:?}");
+        assert!(out[4].contains(" nodes 10 ") && out[5].starts_with("bestmove"), "{out:?}");
+        assert!(out[6].contains(" nodes 5 ") && out[7].starts_with("bestmove"), "{out:?}");
+        let buf = Buf::default();
+        let mut e = UciEngine::new(Output::new(buf.clone()));
+        run(std::io::Cursor::new(b"quit\nisready\n".as_slice()), &mut e).unwrap();
+        assert!(buf.take_lines().is_empty());
+    }
+
+    #[test]
+    fn time_management_never_spends_what_is_not_there() {
+        let ms = Duration::from_millis;
+        assert_eq!(time_budget(ms(30_000), ms(0), None, ms(100)), ms(29_900) / 30);
+        assert_eq!(time_budget(ms(50), ms(0), None, ms(100)), ms(0));
+        assert_eq!(time_budget(ms(1000), ms(5000), None, ms(100)), ms(360));
+        assert_eq!(time_budget(ms(10_000), ms(0), Some(1), ms(100)), ms(7920));
+        let (go, errs) = Go::parse("wtime 1000 btime -5 movestogo 10".split_whitespace());
+        assert!(errs.is_empty());
+        assert_eq!(go.limits(Color::Black, ms(10)).time, Some(ms(0)));
+        assert_eq!(go.limits(Color::White, ms(10)).time, Some(ms(99)));
+        assert_eq!(Go::parse("movetime 5".split_whitespace()).0.limits(Color::White, ms(100)).time, Some(ms(1)));
+    }
+
+    #[test]
+    fn fast_games_do_not_flag() {
+        // A bullet game against the clock: every search must end well within its budget.
+        let (mut e, buf) = engine();
+        let mut game = Game::new(Position::startpos());
+        let mut clock = [300u64, 300];
+        for _ in 0..12 {
+            let (w, b) = (clock[0], clock[1]);
+            let moves: Vec<String> = game.moves().iter().map(|m| m.to_uci()).collect();
+            e.handle(&format!("position startpos moves {}", moves.join(" ")));
+            let t = std::time::Instant::now();
+            e.handle(&format!("go wtime {w} btime {b}"));
+            e.wait();
+            let used = t.elapsed().as_millis() as u64;
+            let side = game.position().turn().index();
+            assert!(used < clock[side], "flagged: used {used} of {}", clock[side]);
+            clock[side] -= used;
+            let out = buf.take_lines();
+            let best = out.last().unwrap().split_whitespace().nth(1).unwrap().to_string();
+            game.play_uci(&best).unwrap();
+            if game.outcome().is_some() {
+                break;
+            }
+        }
+    }
+}

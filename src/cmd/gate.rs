@@ -1,0 +1,109 @@
+//! `szero gate`: test a candidate network against the best one and, with `--run`, promote
+//! it if it passes (what the training pipeline does after each training stage).
+
+use anyhow::{Context, Result};
+use clap::Args;
+use eval::config::{GateConfig, GateMode};
+use eval::gate::{run_gate_with, test_candidate};
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
+
+/// Exit status: 0 when the candidate passed (and, with --run, was promoted), 1 when it did
+/// not, 2 on errors.
+#[derive(Args, Debug)]
+pub struct GateArgs {
+    /// The new network.
+    #[arg(long)]
+    candidate: PathBuf,
+    /// The network to beat (default: `<run>/best.safetensors`).
+    #[arg(long)]
+    best: Option<PathBuf>,
+    /// Run directory: a passing candidate becomes `<run>/best.safetensors` and the decision
+    /// is appended to `<run>/gate/log.jsonl`. Without it nothing is written.
+    #[arg(long)]
+    run: Option<PathBuf>,
+    /// Run configuration (TOML) whose `[gate]` table holds the settings; defaults otherwise.
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Override gate.mode: sprt, fixed or always.
+    #[arg(long)]
+    mode: Option<String>,
+    /// Override gate.games.
+    #[arg(long)]
+    games: Option<usize>,
+    /// Override gate.nodes (playouts per move).
+    #[arg(long)]
+    nodes: Option<u64>,
+    /// Override gate.concurrency.
+    #[arg(long)]
+    concurrency: Option<usize>,
+    /// Override gate.device (auto, cpu, cuda:N).
+    #[arg(long)]
+    device: Option<models::DeviceChoice>,
+}
+
+fn load_config(args: &GateArgs) -> Result<GateConfig> {
+    let mut cfg = match &args.config {
+        Some(path) => {
+            let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+            let table: toml::Table = toml::from_str(&text).with_context(|| format!("{} is not valid TOML", path.display()))?;
+            match table.get("gate") {
+                Some(gate) => gate.clone().try_into().with_context(|| format!("{}: [gate]", path.display()))?,
+                None => GateConfig::default(),
+            }
+        }
+        None => GateConfig::default(),
+    };
+    if let Some(mode) = &args.mode {
+        cfg.mode = match mode.as_str() {
+            "sprt" => GateMode::Sprt,
+            "fixed" => GateMode::Fixed,
+            "always" => GateMode::Always,
+            other => anyhow::bail!("unknown gate mode {other:?} (sprt, fixed or always)"),
+        };
+    }
+    if let Some(g) = args.games {
+        cfg.games = g;
+    }
+    if let Some(n) = args.nodes {
+        cfg.nodes = n;
+    }
+    if let Some(c) = args.concurrency {
+        cfg.concurrency = c;
+    }
+    if let Some(d) = args.device {
+        cfg.device = d;
+    }
+    cfg.validate().map_err(anyhow::Error::msg)?;
+    Ok(cfg)
+}
+
+pub fn run(args: GateArgs) -> Result<ExitCode> {
+    let cfg = load_config(&args)?;
+    let bar = ProgressBar::new(cfg.games.div_ceil(2) as u64 * 2);
+    bar.set_style(ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} games {msg}").expect("valid template"));
+    let mut progress = |p: &eval::match_runner::Progress| {
+        bar.set_position(p.pairs_done as u64 * 2);
+        let llr = p.sprt.map(|s| format!(" LLR {:.2}", s.llr)).unwrap_or_default();
+        bar.set_message(format!("candidate +{} ={} -{} Elo {:+.0}{llr}", p.wdl.wins, p.wdl.draws, p.wdl.losses, p.elo.elo));
+    };
+    let stop = AtomicBool::new(false);
+    let decision = match &args.run {
+        Some(run) => run_gate_with(run, &args.candidate, args.best.as_deref(), &cfg, &stop, &mut progress)?,
+        None => {
+            let best = args.best.as_deref().context("without --run, --best is required")?;
+            test_candidate(&args.candidate, Some(best), &cfg, &stop, None, &mut progress)?
+        }
+    };
+    bar.finish_and_clear();
+    println!("{}", decision.to_json_pretty());
+    eprintln!(
+        "{}: {}{}",
+        if decision.passed { "PASSED" } else { "FAILED" },
+        decision.reason,
+        if decision.promoted { " (promoted to best)" } else { "" }
+    );
+    Ok(if decision.passed { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}

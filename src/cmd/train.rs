@@ -1,0 +1,172 @@
+//! `szero train`: train the network on a run directory's self-play shards.
+//!
+//! Resumes from the run's latest trainer checkpoint when there is one (else starts from
+//! `<run>/best.safetensors`, else from a fresh network), trains until `--steps` are done
+//! or the train/data ratio allows no more, and leaves a checkpoint and a candidate
+//! network (`<run>/candidates/step-<N>.safetensors`) behind.
+
+use crate::config::RunConfig;
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+use trainer::{Metrics, StopReason, Trainer};
+
+#[derive(Args, Debug)]
+pub struct TrainArgs {
+    /// Run config (TOML); its [train] and [network] tables apply (the whole file is
+    /// checked, as for `szero run`). Default: `<run>/config.toml` if it exists, else
+    /// built-in defaults.
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Run directory (reads `shards/`, writes `trainer/`, `candidates/`, `tensorboard/train/`).
+    #[arg(long)]
+    run: PathBuf,
+    /// Optimiser steps to train. Default: until the train/data ratio allows no more.
+    #[arg(long)]
+    steps: Option<u64>,
+    /// Require an existing trainer checkpoint to resume from (without this flag the
+    /// trainer resumes when one exists and starts fresh otherwise).
+    #[arg(long)]
+    resume: bool,
+    /// When the data runs out, wait for self-play to write more shards instead of
+    /// stopping (checks every `--poll-secs`).
+    #[arg(long, requires = "steps")]
+    wait: bool,
+    /// Seconds between checks for new shards with `--wait`.
+    #[arg(long, default_value_t = 10)]
+    poll_secs: u64,
+}
+
+/// Prints above the progress bar, or to stderr when the bar is hidden (not a terminal),
+/// where `ProgressBar::println` would drop the line.
+fn say(bar: &ProgressBar, line: &str) {
+    if bar.is_hidden() {
+        eprintln!("{line}");
+    } else {
+        bar.println(line);
+    }
+}
+
+fn describe(m: &Metrics) -> String {
+    format!(
+        "loss {:.3} (policy {:.3}, value {:.3}) acc {:.0}%/{:.0}% lr {:.2e} {:.0} samples/s",
+        m.loss,
+        m.policy_loss,
+        m.value_loss,
+        100.0 * m.policy_accuracy,
+        100.0 * m.value_accuracy,
+        m.learning_rate,
+        m.samples_per_sec
+    )
+}
+
+pub fn run(args: TrainArgs) -> Result<ExitCode> {
+    let default_config = args.run.join("config.toml");
+    let config = args
+        .config
+        .clone()
+        .or_else(|| default_config.exists().then_some(default_config));
+    let RunConfig {
+        train: cfg,
+        network,
+        ..
+    } = match &config {
+        Some(path) => RunConfig::load(path)?,
+        None => RunConfig::default(),
+    };
+    if args.resume && !args.run.join("trainer").join("latest").exists() {
+        bail!(
+            "--resume: no trainer checkpoint in {}",
+            args.run.join("trainer").display()
+        );
+    }
+
+    let bar = match args.steps {
+        Some(n) => ProgressBar::new(n).with_style(
+            ProgressStyle::with_template(
+                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} steps (eta {eta}) {msg}",
+            )
+            .expect("valid template"),
+        ),
+        None => ProgressBar::new_spinner().with_style(
+            ProgressStyle::with_template("{spinner} [{elapsed_precise}] {pos} steps {msg}")
+                .expect("valid template"),
+        ),
+    };
+    let warn_bar = bar.clone();
+    let mut trainer = Trainer::open_with(
+        &args.run,
+        &cfg,
+        &network.net_config(),
+        Box::new(move |w| say(&warn_bar, &format!("warning: {w}"))),
+    )
+    .with_context(|| format!("opening the trainer of {}", args.run.display()))?;
+    say(
+        &bar,
+        &format!(
+        "training on {:?} from step {}: {} samples in the run, window {}, allowance {:.0} samples",
+        trainer.device(),
+        trainer.step(),
+        trainer.total_samples(),
+        trainer.window(),
+        trainer.allowance()
+    ),
+    );
+
+    let stop = AtomicBool::new(false);
+    let first_step = trainer.step();
+    let mut remaining = args.steps.unwrap_or(u64::MAX);
+    let mut last_candidate = None;
+    let reason = loop {
+        let report = trainer.train_steps_with(remaining, &stop, &mut |_, metrics| {
+            bar.inc(1);
+            if let Some(m) = metrics {
+                bar.set_message(describe(m));
+            }
+        })?;
+        remaining -= report.steps;
+        last_candidate = report.candidates.last().cloned().or(last_candidate);
+        match report.reason {
+            StopReason::NeedData { .. } if args.wait && remaining > 0 => {
+                bar.set_message("waiting for new shards");
+                std::thread::sleep(Duration::from_secs(args.poll_secs.max(1)));
+                trainer.refresh()?;
+            }
+            reason => break reason,
+        }
+    };
+    bar.finish_and_clear();
+
+    let trained = trainer.step() - first_step;
+    if trained > 0
+        && last_candidate.as_ref() != Some(&Trainer::candidate_path(&args.run, trainer.step()))
+    {
+        last_candidate = Some(trainer.write_candidate()?);
+    }
+    let why = match reason {
+        StopReason::Done => "requested steps done".to_string(),
+        StopReason::Stopped => "stopped".to_string(),
+        StopReason::NeedData {
+            total_samples,
+            min_samples,
+            ..
+        } if total_samples < min_samples => {
+            format!("waiting for data: {total_samples} samples, training starts at {min_samples}")
+        }
+        StopReason::NeedData { allowance, .. } => {
+            format!("train/data ratio reached (allowance {allowance:.0} samples): needs new self-play data")
+        }
+    };
+    println!(
+        "trained {trained} steps (now at step {}): {why}",
+        trainer.step()
+    );
+    if let Some(c) = last_candidate {
+        println!("candidate: {}", c.display());
+    }
+    Ok(ExitCode::SUCCESS)
+}

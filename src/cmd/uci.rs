@@ -1,0 +1,36 @@
+//! `szero uci`: play as a UCI engine on stdin/stdout (Fairy-Stockfish move strings,
+//! `UCI_Variant seirawan`), for GUIs, match tools and `szero match` itself.
+
+use anyhow::Result;
+use clap::Args;
+use eval::uci::{Output, UciEngine};
+use models::{DeviceChoice, Precision};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Args, Debug)]
+pub struct UciArgs {
+    /// Network file to play with (also settable as the `WeightsFile` option). Without one
+    /// the engine searches with uniform priors and values: legal, mate-aware, weak.
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// Where the network runs: auto, cpu, cuda or cuda:N.
+    #[arg(long, default_value = "auto")]
+    device: DeviceChoice,
+    /// Network precision: auto (bf16 on CUDA, f32 on CPU), f32 or bf16.
+    #[arg(long, default_value = "auto")]
+    precision: Precision,
+}
+
+pub fn run(args: UciArgs) -> Result<ExitCode> {
+    let mut engine = UciEngine::new(Output::new(std::io::stdout()));
+    engine.set_device(args.device, args.precision);
+    if let Some(model) = &args.model {
+        // Before the protocol starts, so a wrong path fails loudly instead of silently
+        // playing with the uniform evaluator. Diagnostics go to stderr, not to the GUI.
+        let description = engine.load_weights(model).map_err(anyhow::Error::msg)?;
+        eprintln!("szero uci: {} ({description})", model.display());
+    }
+    eval::uci::run(std::io::stdin().lock(), &mut engine)?;
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,271 @@
+//! `szero run`: self-play, training and gating running concurrently over one run
+//! directory (see [`crate::rundir`]). The stages share nothing but files, so each can be
+//! killed and restarted on its own, and every file they exchange is written atomically:
+//!
+//! * self-play reads `best.safetensors` and writes whole shards;
+//! * the trainer reads shards, writes checkpoints and `candidates/step-N.safetensors`;
+//! * the gate tests the newest candidate against the best network; on a pass it first
+//!   appends the decision to `gate/log.jsonl` (the commit point), then replaces
+//!   `best.safetensors`. A restart finishes an interrupted promotion from the log.
+//!
+//! The generation of the best network is the number of promotions in the gate log.
+
+use crate::config::RunConfig;
+use crate::rundir::RunDir;
+use anyhow::{Context, Result};
+use eval::gate::{append_log, promote, read_log, test_candidate};
+use indicatif::{ProgressBar, ProgressStyle};
+use selfplay::runner::{play, RunOptions};
+use selfplay::stats::SelfplayStats;
+use selfplay::writer::ShardWriter;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{mpsc, Mutex};
+use std::time::{Duration, Instant};
+use trainer::tb::TbWriter;
+use trainer::{StopReason, Trainer};
+
+/// Live counters shown by the status line.
+#[derive(Default)]
+pub struct Status {
+    pub games: AtomicU64,
+    pub positions: AtomicU64,
+    pub train_step: AtomicU64,
+    pub samples_trained: AtomicU64,
+    pub generation: AtomicU64,
+    pub last_gate: Mutex<String>,
+    pub trainer_note: Mutex<String>,
+}
+
+/// Runs the whole loop until `stop` is set or a `[run]` limit is reached.
+pub fn run(cfg: &RunConfig, config_text: &str, run: &RunDir, stop: &AtomicBool) -> Result<()> {
+    run.create()?;
+    if !run.config().exists() {
+        models::io::write_atomic(&run.config(), config_text.as_bytes())
+            .with_context(|| format!("writing {}", run.config().display()))?;
+    }
+    let removed = run.clean_temporaries();
+    if removed > 0 {
+        eprintln!("szero run: removed {removed} temporary file(s) left by an interrupted write");
+    }
+    ensure_best(cfg, run)?;
+    let status = Status::default();
+    status.generation.store(generation(run)? as u64, Ordering::Relaxed);
+    let started = Instant::now();
+    let errors: Mutex<Vec<anyhow::Error>> = Mutex::new(Vec::new());
+    let fail = |stage: &str, e: anyhow::Error| {
+        errors.lock().unwrap_or_else(|p| p.into_inner()).push(e.context(format!("{stage} stage")));
+        stop.store(true, Ordering::Relaxed);
+    };
+    std::thread::scope(|s| {
+        if cfg.run.selfplay {
+            s.spawn(|| selfplay_stage(cfg, run, &status, stop).unwrap_or_else(|e| fail("self-play", e)));
+        }
+        if cfg.run.train {
+            s.spawn(|| train_stage(cfg, run, &status, stop).unwrap_or_else(|e| fail("training", e)));
+        }
+        if cfg.run.gate {
+            s.spawn(|| gate_stage(cfg, run, &status, stop).unwrap_or_else(|e| fail("gating", e)));
+        }
+        display(cfg, &status, stop, started);
+    });
+    match errors.into_inner().unwrap_or_else(|p| p.into_inner()).pop() {
+        Some(e) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// Creates the generation-0 network on a first start, and completes a promotion that
+/// was interrupted between its log entry and the copy.
+fn ensure_best(cfg: &RunConfig, run: &RunDir) -> Result<()> {
+    let log = read_log(&run.root)?;
+    if let Some(last) = log.iter().rev().find(|d| d.promoted) {
+        let same = std::fs::read(&last.candidate).ok().zip(std::fs::read(run.best()).ok()).is_some_and(|(a, b)| a == b);
+        if !same && last.candidate.exists() {
+            promote(&run.root, &last.candidate)?;
+        }
+    }
+    if !run.best().exists() {
+        models::tch::manual_seed(cfg.train.seed as i64);
+        let net = models::Net::new(cfg.network.net_config(), models::tch::Device::Cpu)?;
+        models::checkpoint::save(&net, &run.best(), models::FORMAT_VERSIONS, 0)?;
+    }
+    Ok(())
+}
+
+/// Generation of the current best network: promotions in the gate log.
+pub fn generation(run: &RunDir) -> Result<u32> {
+    Ok(read_log(&run.root)?.iter().filter(|d| d.promoted).count() as u32)
+}
+
+fn sleep_unless(stop: &AtomicBool, d: Duration) {
+    let end = Instant::now() + d;
+    while Instant::now() < end && !stop.load(Ordering::Relaxed) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn selfplay_stage(cfg: &RunConfig, run: &RunDir, status: &Status, stop: &AtomicBool) -> Result<()> {
+    let mut tb = TbWriter::open(run.tensorboard("selfplay")).ok();
+    let mut stats = SelfplayStats::default();
+    // Steps continue across restarts: count the games already in the run's shards.
+    let mut games_before = count_games(&run.shards());
+    let mut seed = cfg.train.seed ^ 0x5E1F_u64.wrapping_mul(games_before + 1);
+    while !stop.load(Ordering::Relaxed) {
+        let generation = generation(run)?;
+        let (net, history) = crate::cmd::selfplay::load_or_fresh(cfg, Some(&run.best()), 0)?;
+        let evaluator = crate::cmd::selfplay::make_evaluator(cfg, net, history);
+        let mut writer = ShardWriter::new(&run.shards(), &format!("gen{generation:04}"), cfg.selfplay.games_per_shard, cfg.run.pgn)?;
+        let opts = RunOptions { games: cfg.run.selfplay_chunk_games, generation, seed };
+        seed = seed.wrapping_add(1);
+        let (tx, rx) = mpsc::channel();
+        std::thread::scope(|s| -> Result<()> {
+            let worker = s.spawn(|| play(&cfg.selfplay, evaluator.as_ref(), &opts, stop, tx));
+            for record in rx {
+                stats.add(&record);
+                status.games.fetch_add(1, Ordering::Relaxed);
+                status.positions.fetch_add(record.moves.len() as u64, Ordering::Relaxed);
+                writer.push(record)?;
+            }
+            worker.join().map_err(|_| anyhow::anyhow!("self-play worker panicked"))??;
+            Ok(())
+        })?;
+        writer.flush()?;
+        if let Some(tb) = tb.as_mut() {
+            let step = games_before + stats.games;
+            let _ = tb.scalar("selfplay/game_length", stats.mean_length(), step);
+            let _ = tb.scalar("selfplay/resign_rate", stats.resign_rate(), step);
+            let _ = tb.scalar("selfplay/false_resign_rate", stats.false_resign_rate(), step);
+            let per_game = |n: u64| n as f64 / stats.games.max(1) as f64;
+            let _ = tb.scalar("selfplay/elephant_gates_per_game", per_game(stats.elephant_gates), step);
+            let _ = tb.scalar("selfplay/hawk_gates_per_game", per_game(stats.hawk_gates), step);
+            let _ = tb.scalar("selfplay/white_score", (stats.white_wins as f64 + 0.5 * stats.draws as f64) / stats.games.max(1) as f64, step);
+            let _ = tb.scalar("selfplay/generation", generation as f64, step);
+            let _ = tb.flush();
+        }
+        games_before += stats.games;
+        stats = SelfplayStats::default();
+    }
+    Ok(())
+}
+
+/// Games in a directory's shards, from their headers.
+fn count_games(dir: &Path) -> u64 {
+    selfplay::shard::list(dir).unwrap_or_default().iter().filter_map(|p| selfplay::shard::read_header(p).ok()).map(|h| h.games as u64).sum()
+}
+
+fn train_stage(cfg: &RunConfig, run: &RunDir, status: &Status, stop: &AtomicBool) -> Result<()> {
+    let mut trainer = Trainer::open_with(&run.root, &cfg.train, &cfg.network.net_config(), Box::new(|w| eprintln!("szero run: trainer: {w}")))?;
+    while !stop.load(Ordering::Relaxed) {
+        let report = trainer.train_steps(cfg.run.train_chunk_steps, stop)?;
+        status.train_step.store(trainer.step(), Ordering::Relaxed);
+        status.samples_trained.store(trainer.samples_trained(), Ordering::Relaxed);
+        match report.reason {
+            StopReason::NeedData { total_samples, min_samples, .. } => {
+                *status.trainer_note.lock().unwrap_or_else(|p| p.into_inner()) = if total_samples < min_samples {
+                    format!("waiting for data ({total_samples}/{min_samples} samples)")
+                } else {
+                    "waiting for new games".into()
+                };
+                sleep_unless(stop, Duration::from_secs(2));
+            }
+            StopReason::Stopped => break,
+            StopReason::Done => status.trainer_note.lock().unwrap_or_else(|p| p.into_inner()).clear(),
+        }
+    }
+    Ok(())
+}
+
+/// Candidate files of a run, oldest first.
+fn candidates(run: &RunDir) -> Vec<PathBuf> {
+    let mut c: Vec<PathBuf> = std::fs::read_dir(run.candidates())
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    c.retain(|p| {
+        let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        !name.starts_with('.') && name.ends_with(".safetensors")
+    });
+    c.sort();
+    c
+}
+
+fn gate_stage(cfg: &RunConfig, run: &RunDir, status: &Status, stop: &AtomicBool) -> Result<()> {
+    let mut tb = TbWriter::open(run.tensorboard("gate")).ok();
+    while !stop.load(Ordering::Relaxed) {
+        let log = read_log(&run.root)?;
+        let newest = candidates(run).into_iter().next_back().filter(|c| !log.iter().any(|d| &d.candidate == c));
+        let Some(candidate) = newest else {
+            sleep_unless(stop, Duration::from_secs(2));
+            continue;
+        };
+        let pgn = cfg.gate.save_pgn.then(|| {
+            let stem = candidate.file_stem().map_or("candidate".into(), |s| s.to_string_lossy().into_owned());
+            run.gate().join(format!("{stem}.pgn"))
+        });
+        let best = run.best();
+        let mut decision = test_candidate(&candidate, Some(&best), &cfg.gate, stop, pgn, &mut |_| {})?;
+        if decision.aborted {
+            break;
+        }
+        // The log entry is the commit point; the copy follows (redone on restart).
+        decision.promoted = decision.passed;
+        append_log(&run.root, &decision)?;
+        if decision.promoted {
+            promote(&run.root, &candidate)?;
+            status.generation.fetch_add(1, Ordering::Relaxed);
+        }
+        let generation = status.generation.load(Ordering::Relaxed);
+        let elo = decision.elo.as_ref().map(|e| format!("{:+.0}", e.elo)).unwrap_or_else(|| "-".into());
+        *status.last_gate.lock().unwrap_or_else(|p| p.into_inner()) = format!(
+            "{} {} ({:.0}%, Elo {elo})",
+            candidate.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default(),
+            if decision.promoted { "promoted" } else { "rejected" },
+            100.0 * decision.score
+        );
+        if let Some(tb) = tb.as_mut() {
+            let step = decision.candidate_step.unwrap_or(0);
+            if let Some(e) = &decision.elo {
+                let _ = tb.scalar("gate/elo_vs_best", e.elo, step);
+            }
+            let _ = tb.scalar("gate/score_vs_best", decision.score, step);
+            let _ = tb.scalar("gate/promoted", f64::from(u8::from(decision.promoted)), step);
+            let _ = tb.scalar("gate/generation", generation as f64, step);
+            let _ = tb.flush();
+        }
+    }
+    Ok(())
+}
+
+/// The status line, refreshed twice a second; also enforces the `[run]` limits.
+fn display(cfg: &RunConfig, status: &Status, stop: &AtomicBool, started: Instant) {
+    let bar = ProgressBar::new_spinner();
+    bar.set_style(ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}").expect("valid template"));
+    let mut last = (Instant::now(), 0u64);
+    let mut rate = 0.0;
+    while !stop.load(Ordering::Relaxed) {
+        std::thread::sleep(Duration::from_millis(500));
+        let positions = status.positions.load(Ordering::Relaxed);
+        let dt = last.0.elapsed().as_secs_f64();
+        if dt >= 2.0 {
+            rate = (positions - last.1) as f64 / dt;
+            last = (Instant::now(), positions);
+        }
+        let generation = status.generation.load(Ordering::Relaxed);
+        let note = status.trainer_note.lock().unwrap_or_else(|p| p.into_inner()).clone();
+        bar.set_message(format!(
+            "gen {generation} | games {} ({rate:.0} pos/s) | train step {} ({} samples){} | gate: {}",
+            status.games.load(Ordering::Relaxed),
+            status.train_step.load(Ordering::Relaxed),
+            status.samples_trained.load(Ordering::Relaxed),
+            if note.is_empty() { String::new() } else { format!(", {note}") },
+            status.last_gate.lock().unwrap_or_else(|p| p.into_inner()),
+        ));
+        bar.tick();
+        let out_of_time = cfg.run.max_minutes > 0.0 && started.elapsed().as_secs_f64() > cfg.run.max_minutes * 60.0;
+        let enough = cfg.run.max_generations > 0 && generation >= u64::from(cfg.run.max_generations);
+        if out_of_time || enough {
+            stop.store(true, Ordering::Relaxed);
+        }
+    }
+    bar.finish();
+}

@@ -1,0 +1,318 @@
+//! Batches: samples turned into input planes and dense targets, on background threads.
+//!
+//! The training thread decides *which* samples form each batch (the sampler, so that the
+//! order is deterministic); loader threads do the costly part, encoding planes and
+//! expanding the sparse policy, a few batches ahead, and hand the batches back in the
+//! order they were asked for. The device thus never waits for data unless the loader is
+//! genuinely slower than training.
+
+use crate::window::SampleRef;
+use models::encoding::{encode, input_len, planes};
+use models::policy_index::POLICY_SIZE;
+use std::collections::BTreeMap;
+use std::collections::VecDeque;
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use tch::{Device, Kind, Tensor};
+
+/// A batch in host memory.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct HostBatch {
+    pub(crate) len: usize,
+    /// `[len, planes, 8, 8]`.
+    pub(crate) inputs: Vec<f32>,
+    /// `[len, POLICY_SIZE]`, each row summing to 1.
+    pub(crate) policy: Vec<f32>,
+    /// `[len, 3]`: the game result for the side to move, one-hot W/D/L.
+    pub(crate) wdl: Vec<f32>,
+    /// `[len, 3]`: the search's root W/D/L, side to move's view.
+    pub(crate) root_wdl: Vec<f32>,
+    /// `[len]`: plies left in the game after this position.
+    pub(crate) moves_left: Vec<f32>,
+}
+
+/// A batch on the training device.
+#[derive(Debug)]
+pub struct Batch {
+    pub inputs: Tensor,
+    pub policy: Tensor,
+    pub wdl: Tensor,
+    pub root_wdl: Tensor,
+    pub moves_left: Tensor,
+}
+
+impl HostBatch {
+    /// Encodes `refs` for a network seeing `history` earlier positions.
+    pub(crate) fn build(refs: &[SampleRef], history: usize) -> HostBatch {
+        let n = refs.len();
+        let len = input_len(history);
+        let mut b = HostBatch {
+            len: n,
+            inputs: vec![0.0; n * len],
+            policy: vec![0.0; n * POLICY_SIZE],
+            wdl: vec![0.0; n * 3],
+            root_wdl: vec![0.0; n * 3],
+            moves_left: vec![0.0; n],
+        };
+        for (i, r) in refs.iter().enumerate() {
+            let game = &r.game;
+            let s = r.sample();
+            let ply = s.ply as usize;
+            encode(
+                &game.positions[..=ply],
+                history,
+                &mut b.inputs[i * len..(i + 1) * len],
+            );
+            // Sums were checked to be positive when the shard was loaded; normalising
+            // makes pruned or rounded targets proper distributions.
+            let sum: f32 = s.policy.iter().map(|p| p.1).sum();
+            let row = &mut b.policy[i * POLICY_SIZE..(i + 1) * POLICY_SIZE];
+            for &(idx, p) in &s.policy {
+                row[idx as usize] += p / sum;
+            }
+            let turn = game.positions[ply].turn();
+            let result = match turn {
+                schess::Color::White => game.result,
+                schess::Color::Black => -game.result,
+            };
+            b.wdl[i * 3 + (1 - result) as usize] = 1.0;
+            b.root_wdl[i * 3..i * 3 + 3].copy_from_slice(&s.root_wdl);
+            b.moves_left[i] = game.plies.saturating_sub(ply) as f32;
+        }
+        b
+    }
+
+    /// Copies the batch to `device` as fp32 tensors.
+    pub(crate) fn to_device(&self, device: Device, history: usize) -> Batch {
+        let n = self.len as i64;
+        let t = |v: &[f32], shape: &[i64]| Tensor::from_slice(v).view(shape).to_device(device);
+        Batch {
+            inputs: t(&self.inputs, &[n, planes(history) as i64, 8, 8]),
+            policy: t(&self.policy, &[n, POLICY_SIZE as i64]),
+            wdl: t(&self.wdl, &[n, 3]),
+            root_wdl: t(&self.root_wdl, &[n, 3]),
+            moves_left: t(&self.moves_left, &[n]).to_kind(Kind::Float),
+        }
+    }
+}
+
+/// The loader threads died (a bug: batch building does not fail on valid samples).
+#[derive(Debug, thiserror::Error)]
+#[error("data loader thread stopped unexpectedly")]
+pub struct LoaderError;
+
+type Job = (u64, Vec<SampleRef>);
+
+/// Builds batches on `threads` background threads (or inline with 0), returning them in
+/// submission order.
+pub(crate) struct Loader {
+    history: usize,
+    jobs: Option<mpsc::Sender<Job>>,
+    results: mpsc::Receiver<(u64, HostBatch)>,
+    workers: Vec<JoinHandle<()>>,
+    /// Jobs kept for inline building when there are no threads.
+    inline: VecDeque<Vec<SampleRef>>,
+    ready: BTreeMap<u64, HostBatch>,
+    submitted: u64,
+    taken: u64,
+}
+
+impl Loader {
+    pub(crate) fn new(threads: usize, history: usize) -> Loader {
+        let (job_tx, job_rx) = mpsc::channel::<Job>();
+        let (res_tx, results) = mpsc::channel();
+        let job_rx = Arc::new(Mutex::new(job_rx));
+        let workers = (0..threads)
+            .map(|i| {
+                let (job_rx, res_tx) = (Arc::clone(&job_rx), res_tx.clone());
+                std::thread::Builder::new()
+                    .name(format!("szero-loader-{i}"))
+                    .spawn(move || loop {
+                        // Hold the lock only while receiving, not while building.
+                        let job = job_rx
+                            .lock()
+                            .map_err(|_| ())
+                            .and_then(|rx| rx.recv().map_err(|_| ()));
+                        let Ok((seq, refs)) = job else { return };
+                        if res_tx
+                            .send((seq, HostBatch::build(&refs, history)))
+                            .is_err()
+                        {
+                            return;
+                        }
+                    })
+                    .expect("spawning a loader thread")
+            })
+            .collect();
+        Loader {
+            history,
+            jobs: Some(job_tx).filter(|_| threads > 0),
+            results,
+            workers,
+            inline: VecDeque::new(),
+            ready: BTreeMap::new(),
+            submitted: 0,
+            taken: 0,
+        }
+    }
+
+    /// Queues a batch of samples.
+    pub(crate) fn submit(&mut self, refs: Vec<SampleRef>) -> Result<(), LoaderError> {
+        let seq = self.submitted;
+        self.submitted += 1;
+        match &self.jobs {
+            Some(tx) => tx.send((seq, refs)).map_err(|_| LoaderError),
+            None => {
+                self.inline.push_back(refs);
+                Ok(())
+            }
+        }
+    }
+
+    /// Batches submitted and not yet taken.
+    pub(crate) fn in_flight(&self) -> u64 {
+        self.submitted - self.taken
+    }
+
+    /// The oldest submitted batch, waiting for it if needed.
+    pub(crate) fn take(&mut self) -> Result<HostBatch, LoaderError> {
+        assert!(self.in_flight() > 0, "take without submit");
+        let seq = self.taken;
+        self.taken += 1;
+        if self.jobs.is_none() {
+            let refs = self.inline.pop_front().expect("one job per submit");
+            return Ok(HostBatch::build(&refs, self.history));
+        }
+        loop {
+            if let Some(b) = self.ready.remove(&seq) {
+                return Ok(b);
+            }
+            let (s, b) = self.results.recv().map_err(|_| LoaderError)?;
+            self.ready.insert(s, b);
+        }
+    }
+}
+
+impl Drop for Loader {
+    fn drop(&mut self) {
+        self.jobs = None;
+        for w in self.workers.drain(..) {
+            let _ = w.join();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::TrainConfig;
+    use crate::synthetic;
+    use crate::window::ShardStore;
+
+    fn refs(dir: &std::path::Path) -> Vec<SampleRef> {
+        synthetic::write_shards(dir, 1, 3, 9, 11).unwrap();
+        let mut store = ShardStore::new(dir);
+        store
+            .refresh(&TrainConfig::default(), &|w| panic!("{w}"))
+            .unwrap();
+        (0..store.total())
+            .filter_map(|id| store.resolve(id))
+            .collect()
+    }
+
+    #[test]
+    fn targets_match_the_record() {
+        let dir = tempfile::tempdir().unwrap();
+        let refs = refs(dir.path());
+        let b = HostBatch::build(&refs, 2);
+        assert_eq!(b.len, refs.len());
+        for (i, r) in refs.iter().enumerate() {
+            let s = r.sample();
+            let row = &b.policy[i * POLICY_SIZE..(i + 1) * POLICY_SIZE];
+            assert!((row.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+            for &(idx, p) in &s.policy {
+                assert!(row[idx as usize] >= p - 1e-6);
+            }
+            // The result is seen from the side to move: it flips every ply.
+            let white_to_move = s.ply % 2 == 0;
+            let result = if white_to_move {
+                r.game.result
+            } else {
+                -r.game.result
+            };
+            let expected = match result {
+                1 => [1.0, 0.0, 0.0],
+                0 => [0.0, 1.0, 0.0],
+                _ => [0.0, 0.0, 1.0],
+            };
+            assert_eq!(&b.wdl[i * 3..i * 3 + 3], &expected);
+            assert_eq!(&b.root_wdl[i * 3..i * 3 + 3], &s.root_wdl);
+            assert_eq!(b.moves_left[i], (r.game.plies - s.ply as usize) as f32);
+            // Planes equal a direct encoding of the game's positions.
+            let mut planes = vec![0.0; input_len(2)];
+            encode(&r.game.positions[..=s.ply as usize], 2, &mut planes);
+            assert_eq!(
+                &b.inputs[i * planes.len()..(i + 1) * planes.len()],
+                &planes[..]
+            );
+        }
+        let t = b.to_device(Device::Cpu, 2);
+        assert_eq!(t.inputs.size(), [refs.len() as i64, planes(2) as i64, 8, 8]);
+        assert_eq!(t.policy.size(), [refs.len() as i64, POLICY_SIZE as i64]);
+    }
+
+    /// Release-mode figures of the data pipeline alone:
+    /// `cargo test --release -p trainer --lib batch_building_speed -- --ignored --nocapture`.
+    #[test]
+    #[ignore]
+    fn batch_building_speed() {
+        let dir = tempfile::tempdir().unwrap();
+        synthetic::write_shards(dir.path(), 4, 32, 60, 1).unwrap();
+        let mut store = ShardStore::new(dir.path());
+        let t0 = std::time::Instant::now();
+        store
+            .refresh(&TrainConfig::default(), &|w| panic!("{w}"))
+            .unwrap();
+        println!(
+            "loading {} samples (read, check, replay): {:?}",
+            store.total(),
+            t0.elapsed()
+        );
+        let refs: Vec<_> = (0..256)
+            .map(|i| store.resolve(i * 29 % store.total()).unwrap())
+            .collect();
+        let t0 = std::time::Instant::now();
+        for _ in 0..20 {
+            std::hint::black_box(HostBatch::build(&refs, 2));
+        }
+        println!(
+            "building a batch of 256 (history 2): {:?}",
+            t0.elapsed() / 20
+        );
+        let b = HostBatch::build(&refs, 2);
+        let t0 = std::time::Instant::now();
+        for _ in 0..20 {
+            std::hint::black_box(b.to_device(Device::Cpu, 2));
+        }
+        println!("making its tensors: {:?}", t0.elapsed() / 20);
+    }
+
+    #[test]
+    fn threads_return_batches_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let refs = refs(dir.path());
+        for threads in [0, 3] {
+            let mut loader = Loader::new(threads, 1);
+            let chunks: Vec<Vec<SampleRef>> = refs.chunks(2).map(<[_]>::to_vec).collect();
+            for c in &chunks {
+                loader.submit(c.clone()).unwrap();
+            }
+            assert_eq!(loader.in_flight(), chunks.len() as u64);
+            for c in &chunks {
+                assert_eq!(loader.take().unwrap(), HostBatch::build(c, 1));
+            }
+            assert_eq!(loader.in_flight(), 0);
+        }
+    }
+}

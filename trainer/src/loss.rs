@@ -1,0 +1,179 @@
+//! The training objective and the metrics logged beside it.
+//!
+//! - policy: cross-entropy between the search's visit distribution and the policy
+//!   logits (no masking of illegal moves: their target is 0, so the network learns to
+//!   give them little mass, and search masks them anyway);
+//! - value: cross-entropy between the W/D/L logits and the game result, optionally
+//!   blended with the root's W/D/L (lc0's q_ratio);
+//! - moves left: Huber loss on plies divided by a scale, when the network has the head.
+//!
+//! Weight decay is the optimiser's business (see `optim`), not a loss term. Everything
+//! is computed in fp32 even when the forward pass ran under bf16 autocast.
+
+use crate::config::TrainConfig;
+use crate::data::Batch;
+use models::NetOutput;
+use tch::{Kind, Reduction, Tensor};
+
+/// Loss weights and shapes, from the [`TrainConfig`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LossConfig {
+    pub policy_weight: f64,
+    pub value_weight: f64,
+    pub q_ratio: f64,
+    pub moves_left_weight: f64,
+    pub moves_left_scale: f64,
+    pub moves_left_huber_delta: f64,
+}
+
+impl From<&TrainConfig> for LossConfig {
+    fn from(c: &TrainConfig) -> Self {
+        LossConfig {
+            policy_weight: c.policy_weight,
+            value_weight: c.value_weight,
+            q_ratio: c.q_ratio,
+            moves_left_weight: c.moves_left_weight,
+            moves_left_scale: c.moves_left_scale,
+            moves_left_huber_delta: c.moves_left_huber_delta,
+        }
+    }
+}
+
+/// One batch's losses and metrics, as scalar tensors on the training device (reading
+/// them synchronises with the device, so callers accumulate and read them rarely).
+#[derive(Debug)]
+pub struct Losses {
+    /// The weighted sum that is minimised (with autograd history).
+    pub total: Tensor,
+    pub policy: Tensor,
+    pub value: Tensor,
+    /// Zero when the network has no moves-left head.
+    pub moves_left: Tensor,
+    /// Fraction of samples whose most likely move is the target's most likely move.
+    pub policy_accuracy: Tensor,
+    /// Fraction of samples whose most likely W/D/L outcome is the game's result.
+    pub value_accuracy: Tensor,
+}
+
+/// `-sum(target * log_softmax(logits))`, averaged over the batch.
+fn soft_cross_entropy(logits: &Tensor, target: &Tensor) -> Tensor {
+    -(target * logits.log_softmax(1, Kind::Float))
+        .sum_dim_intlist(1, false, Kind::Float)
+        .mean(Kind::Float)
+}
+
+fn accuracy(logits: &Tensor, target: &Tensor) -> Tensor {
+    logits
+        .argmax(1, false)
+        .eq_tensor(&target.argmax(1, false))
+        .to_kind(Kind::Float)
+        .mean(Kind::Float)
+}
+
+/// Losses of `out` against `batch`.
+pub fn compute(out: &NetOutput, batch: &Batch, cfg: &LossConfig) -> Losses {
+    let policy_logits = out.policy.to_kind(Kind::Float);
+    let wdl_logits = out.wdl.to_kind(Kind::Float);
+    let policy = soft_cross_entropy(&policy_logits, &batch.policy);
+    let value_target = if cfg.q_ratio > 0.0 {
+        &batch.wdl * (1.0 - cfg.q_ratio) + &batch.root_wdl * cfg.q_ratio
+    } else {
+        batch.wdl.shallow_clone()
+    };
+    let value = soft_cross_entropy(&wdl_logits, &value_target);
+    let mut total = &policy * cfg.policy_weight + &value * cfg.value_weight;
+    let moves_left = match &out.moves_left {
+        Some(ml) => {
+            let scale = cfg.moves_left_scale;
+            let loss = (ml.to_kind(Kind::Float) / scale).huber_loss(
+                &(&batch.moves_left / scale),
+                Reduction::Mean,
+                cfg.moves_left_huber_delta,
+            );
+            if cfg.moves_left_weight > 0.0 {
+                total += &loss * cfg.moves_left_weight;
+            }
+            loss.detach()
+        }
+        None => Tensor::zeros([], (Kind::Float, batch.wdl.device())),
+    };
+    Losses {
+        policy_accuracy: accuracy(&policy_logits, &batch.policy).detach(),
+        value_accuracy: accuracy(&wdl_logits, &batch.wdl).detach(),
+        policy: policy.detach(),
+        value: value.detach(),
+        moves_left,
+        total,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tch::Device;
+
+    fn t(v: &[f32], shape: &[i64]) -> Tensor {
+        Tensor::from_slice(v).view(shape)
+    }
+
+    fn batch() -> Batch {
+        Batch {
+            inputs: Tensor::zeros([2, 1, 8, 8], (Kind::Float, Device::Cpu)),
+            policy: t(&[1.0, 0.0, 0.0, 0.0, 0.5, 0.5], &[2, 3]),
+            wdl: t(&[1.0, 0.0, 0.0, 0.0, 0.0, 1.0], &[2, 3]),
+            root_wdl: t(&[0.0, 1.0, 0.0, 0.0, 1.0, 0.0], &[2, 3]),
+            moves_left: t(&[10.0, 40.0], &[2]),
+        }
+    }
+
+    fn v(x: &Tensor) -> f64 {
+        x.double_value(&[])
+    }
+
+    #[test]
+    fn known_values() {
+        let out = NetOutput {
+            policy: t(&[0.0, 0.0, 0.0, 3.0, 0.0, 0.0], &[2, 3]),
+            wdl: t(&[0.0, 0.0, 0.0, 0.0, 0.0, 0.0], &[2, 3]),
+            moves_left: Some(t(&[10.0, 20.0], &[2])),
+        };
+        let cfg = LossConfig {
+            policy_weight: 1.0,
+            value_weight: 2.0,
+            q_ratio: 0.0,
+            moves_left_weight: 0.5,
+            moves_left_scale: 10.0,
+            moves_left_huber_delta: 0.5,
+        };
+        let l = compute(&out, &batch(), &cfg);
+        let ln3 = 3f64.ln();
+        // Row 0: uniform logits, target one-hot: ln 3. Row 1: logits (3,0,0), target
+        // (0, .5, .5): -log softmax = ln(e^3 + 2).
+        let p = (ln3 + (3f64.exp() + 2.0).ln()) / 2.0;
+        assert!((v(&l.policy) - p).abs() < 1e-5);
+        assert!((v(&l.value) - ln3).abs() < 1e-5);
+        // Scaled errors 0 and 2 with delta 0.5: (0 + 0.5 * (2 - 0.25)) / 2.
+        let ml = 0.5 * (2.0 - 0.25) / 2.0;
+        assert!((v(&l.moves_left) - ml).abs() < 1e-5, "{}", v(&l.moves_left));
+        assert!((v(&l.total) - (p + 2.0 * ln3 + 0.5 * ml)).abs() < 1e-5);
+        // Argmax ties go to index 0: row 0 right, row 1 wrong for both heads.
+        assert!((v(&l.policy_accuracy) - 0.5).abs() < 1e-6);
+        assert!((v(&l.value_accuracy) - 0.5).abs() < 1e-6);
+    }
+
+    #[test]
+    fn q_ratio_blends_the_root_value_and_no_head_means_no_loss() {
+        let out = NetOutput {
+            policy: Tensor::zeros([2, 3], (Kind::Float, Device::Cpu)),
+            wdl: t(&[0.0, 5.0, 0.0, 0.0, 5.0, 0.0], &[2, 3]),
+            moves_left: None,
+        };
+        let mut cfg = LossConfig::from(&TrainConfig::default());
+        let plain = v(&compute(&out, &batch(), &cfg).value);
+        cfg.q_ratio = 1.0;
+        let l = compute(&out, &batch(), &cfg);
+        // Root W/D/L is "draw" in both rows, which the logits favour: lower loss.
+        assert!(v(&l.value) < plain);
+        assert_eq!(v(&l.moves_left), 0.0);
+    }
+}

@@ -1,0 +1,65 @@
+//! Resuming from a checkpoint continues exactly: 50 + 50 steps equal 100 steps.
+
+mod common;
+
+use common::{max_diff, run_dir, tiny_config, tiny_net};
+use std::sync::atomic::AtomicBool;
+use trainer::{OptimizerKind, StopReason, TrainConfig, Trainer};
+
+fn check(cfg: &TrainConfig) {
+    let stop = AtomicBool::new(false);
+    let straight_dir = run_dir(3, 42);
+    let mut straight = Trainer::open(straight_dir.path(), cfg, &tiny_net()).unwrap();
+    let r = straight.train_steps(100, &stop).unwrap();
+    assert_eq!((r.steps, r.reason), (100, StopReason::Done));
+
+    let resumed_dir = run_dir(3, 42);
+    let mut first = Trainer::open(resumed_dir.path(), cfg, &tiny_net()).unwrap();
+    let r = first.train_steps(50, &stop).unwrap();
+    assert_eq!(r.steps, 50);
+    assert!(r.checkpoint.is_some());
+    assert!(
+        max_diff(first.net(), straight.net()) > 1e-4,
+        "should differ after 50 of 100 steps"
+    );
+    drop(first);
+    let mut second = Trainer::open(resumed_dir.path(), cfg, &tiny_net()).unwrap();
+    assert_eq!(second.step(), 50);
+    let r = second.train_steps(50, &stop).unwrap();
+    assert_eq!(r.steps, 50);
+
+    let diff = max_diff(second.net(), straight.net());
+    assert!(diff <= 1e-6, "resumed run drifted by {diff}");
+    assert_eq!(second.samples_trained(), straight.samples_trained());
+    assert_eq!(second.allowance(), straight.allowance());
+
+    // Candidates every 25 steps, numbered by step.
+    for step in [25, 50, 75, 100] {
+        let p = Trainer::candidate_path(resumed_dir.path(), step);
+        assert!(p.exists(), "{}", p.display());
+        assert_eq!(
+            models::checkpoint::read_metadata(&p).unwrap().training_step,
+            step
+        );
+    }
+}
+
+#[test]
+fn sgd_with_loader_thread_resumes_exactly() {
+    check(&tiny_config(OptimizerKind::Sgd));
+}
+
+#[test]
+fn adamw_inline_loader_resumes_exactly() {
+    // Checkpoints at 30 and 60 do not line up with the resume at 50, refreshes every 7.
+    let cfg = TrainConfig {
+        loader_threads: 0,
+        checkpoint_every: 30,
+        refresh_every: 7,
+        lr_schedule: trainer::ScheduleKind::Cosine,
+        cosine_steps: 80,
+        q_ratio: 0.3,
+        ..tiny_config(OptimizerKind::AdamW)
+    };
+    check(&cfg);
+}
