@@ -1,0 +1,142 @@
+//! End-to-end: `szero run` on `configs/smoke.toml`, straight through and with `kill -9`
+//! at random moments, checking every artifact of the run directory.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const SZERO: &str = env!("CARGO_BIN_EXE_szero");
+const SMOKE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/configs/smoke.toml");
+
+fn start(run_dir: &Path) -> Child {
+    Command::new(SZERO)
+        .args(["run", "--config", SMOKE, "--run-dir"])
+        .arg(run_dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start szero run")
+}
+
+fn wait(mut child: Child, limit: Duration) {
+    let t = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            let mut err = String::new();
+            use std::io::Read;
+            child.stderr.take().unwrap().read_to_string(&mut err).unwrap();
+            assert!(status.success(), "szero run failed: {status}\n{err}");
+            return;
+        }
+        assert!(t.elapsed() < limit, "szero run did not finish within {limit:?}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|d| d.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == ext)).collect())
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
+fn trainer_step(run: &Path) -> u64 {
+    std::fs::read_to_string(run.join("trainer/latest"))
+        .ok()
+        .and_then(|s| s.trim().trim_start_matches("step-").parse().ok())
+        .unwrap_or(0)
+}
+
+/// Every artifact of a finished smoke run.
+fn check_run(run: &Path) {
+    // The best network loads, and two generations were promoted.
+    let (net, meta) =
+        models::checkpoint::load(run.join("best.safetensors"), models::FORMAT_VERSIONS, models::tch::Device::Cpu, models::Precision::F32)
+            .expect("best network loads");
+    assert_eq!(net.config().blocks, 1);
+    assert!(meta.training_step > 0);
+    let log = eval::gate::read_log(run).unwrap();
+    assert!(log.iter().filter(|d| d.promoted).count() >= 2, "{log:?}");
+    let last = log.iter().rev().find(|d| d.promoted).unwrap();
+    assert_eq!(std::fs::read(&last.candidate).unwrap(), std::fs::read(run.join("best.safetensors")).unwrap());
+    // Shards: all complete and readable, no two alike, games replay, samples sound.
+    let shards = files(&run.join("shards"), "shard");
+    assert!(!shards.is_empty());
+    let mut seen = HashSet::new();
+    let mut games = 0;
+    for s in &shards {
+        let bytes = std::fs::read(s).unwrap();
+        assert!(seen.insert(bytes), "duplicate shard {}", s.display());
+        for g in selfplay::shard::read(s).unwrap_or_else(|e| panic!("{e}")) {
+            let game = g.replay().unwrap();
+            assert_eq!(game.ply(), g.moves.len());
+            for sample in &g.samples {
+                let sum: f32 = sample.policy.iter().map(|p| p.1).sum();
+                assert!((sum - 1.0).abs() < 1e-3);
+            }
+            games += 1;
+        }
+        assert!(s.with_extension("pgn").exists(), "PGN beside {}", s.display());
+    }
+    assert!(games >= 8);
+    // Candidates, trainer checkpoint, TensorBoard logs of every stage, the config copy.
+    assert!(files(&run.join("candidates"), "safetensors").len() >= 2);
+    assert!(trainer_step(run) > 0);
+    for stage in ["selfplay", "train", "gate"] {
+        let dir = run.join("tensorboard").join(stage);
+        assert!(std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0) > 0, "no events in {}", dir.display());
+    }
+    assert!(run.join("config.toml").exists());
+    // No temporary files left behind.
+    for dir in [run.to_path_buf(), run.join("shards"), run.join("candidates"), run.join("gate")] {
+        for e in std::fs::read_dir(&dir).unwrap().flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            assert!(!name.contains(".tmp."), "temporary file {name} in {}", dir.display());
+        }
+    }
+}
+
+#[test]
+fn smoke_run_produces_every_artifact() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    wait(start(&run), Duration::from_secs(240));
+    check_run(&run);
+}
+
+#[test]
+fn killed_runs_resume_without_losing_or_corrupting_anything() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    // A cheap deterministic "random" schedule of kills.
+    let delays_ms = [2500u64, 4100, 3300, 5200];
+    let mut max_step = 0;
+    let mut kills = 0;
+    for d in delays_ms {
+        let mut child = start(&run);
+        std::thread::sleep(Duration::from_millis(d));
+        if child.try_wait().unwrap().is_some() {
+            break; // finished already
+        }
+        child.kill().unwrap(); // SIGKILL
+        child.wait().unwrap();
+        kills += 1;
+        // Whatever was complete before the kill stays readable.
+        for s in files(&run.join("shards"), "shard") {
+            selfplay::shard::read(&s).unwrap_or_else(|e| panic!("after kill: {e}"));
+        }
+        if run.join("best.safetensors").exists() {
+            models::checkpoint::read_metadata(run.join("best.safetensors")).expect("best pointer intact");
+        }
+        let step = trainer_step(&run);
+        assert!(step >= max_step, "trainer went back from step {max_step} to {step}");
+        max_step = step;
+    }
+    assert!(kills >= 2, "the run finished before it could be killed twice");
+    wait(start(&run), Duration::from_secs(300));
+    assert!(trainer_step(&run) >= max_step);
+    check_run(&run);
+}
