@@ -27,6 +27,11 @@ pub struct NetworkConfig {
     pub channels: i64,
     /// Earlier positions the network sees (input history planes).
     pub history: usize,
+    /// Channels of the 1x1 convolution feeding the policy's linear layer. That layer
+    /// (channels x 64 x 2322 moves) holds most of a small network's weights.
+    pub policy_channels: i64,
+    /// Channels of the 1x1 convolution feeding the value head.
+    pub value_channels: i64,
     /// `auto` (CUDA when available), `cpu`, `cuda` or `cuda:N`.
     pub device: DeviceChoice,
     /// Inference precision: `auto` (bf16 on CUDA, f32 on CPU), `f32` or `bf16`.
@@ -39,6 +44,8 @@ impl Default for NetworkConfig {
             blocks: 6,
             channels: 64,
             history: models::encoding::DEFAULT_HISTORY,
+            policy_channels: 16,
+            value_channels: 16,
             device: DeviceChoice::Auto,
             precision: Precision::Auto,
         }
@@ -47,7 +54,10 @@ impl Default for NetworkConfig {
 
 impl NetworkConfig {
     pub fn net_config(&self) -> NetConfig {
-        models::net_config(self.blocks, self.channels, self.history)
+        let mut c = models::net_config(self.blocks, self.channels, self.history);
+        c.policy_channels = self.policy_channels;
+        c.value_channels = self.value_channels;
+        c
     }
 }
 

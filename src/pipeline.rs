@@ -242,6 +242,8 @@ fn display(cfg: &RunConfig, status: &Status, stop: &AtomicBool, started: Instant
     bar.set_style(ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}").expect("valid template"));
     let mut last = (Instant::now(), 0u64);
     let mut rate = 0.0;
+    // Without a terminal (logs, CI) the spinner is hidden: print a line now and then.
+    let mut last_print = Instant::now();
     while !stop.load(Ordering::Relaxed) {
         std::thread::sleep(Duration::from_millis(500));
         let positions = status.positions.load(Ordering::Relaxed);
@@ -252,15 +254,23 @@ fn display(cfg: &RunConfig, status: &Status, stop: &AtomicBool, started: Instant
         }
         let generation = status.generation.load(Ordering::Relaxed);
         let note = status.trainer_note.lock().unwrap_or_else(|p| p.into_inner()).clone();
-        bar.set_message(format!(
+        let line = format!(
             "gen {generation} | games {} ({rate:.0} pos/s) | train step {} ({} samples){} | gate: {}",
             status.games.load(Ordering::Relaxed),
             status.train_step.load(Ordering::Relaxed),
             status.samples_trained.load(Ordering::Relaxed),
             if note.is_empty() { String::new() } else { format!(", {note}") },
             status.last_gate.lock().unwrap_or_else(|p| p.into_inner()),
-        ));
-        bar.tick();
+        );
+        if bar.is_hidden() {
+            if last_print.elapsed() >= Duration::from_secs(30) {
+                eprintln!("[{:.0}s] {line}", started.elapsed().as_secs_f64());
+                last_print = Instant::now();
+            }
+        } else {
+            bar.set_message(line);
+            bar.tick();
+        }
         let out_of_time = cfg.run.max_minutes > 0.0 && started.elapsed().as_secs_f64() > cfg.run.max_minutes * 60.0;
         let enough = cfg.run.max_generations > 0 && generation >= u64::from(cfg.run.max_generations);
         if out_of_time || enough {

@@ -78,18 +78,34 @@ pub struct MatchArgs {
 }
 
 fn parse_sprt(s: &str, alpha: f64, beta: f64) -> Result<SprtConfig> {
-    let Some((a, b)) = s.split_once(',') else { bail!("--sprt expects ELO0,ELO1, got {s:?}") };
-    let sprt = SprtConfig { elo0: a.trim().parse()?, elo1: b.trim().parse()?, alpha, beta };
+    let Some((a, b)) = s.split_once(',') else {
+        bail!("--sprt expects ELO0,ELO1, got {s:?}")
+    };
+    let sprt = SprtConfig {
+        elo0: a.trim().parse()?,
+        elo1: b.trim().parse()?,
+        alpha,
+        beta,
+    };
     sprt.validate().map_err(anyhow::Error::msg)?;
     Ok(sprt)
 }
 
 pub fn run(args: MatchArgs) -> Result<ExitCode> {
-    let variant = Variant::from_name(&args.variant).with_context(|| format!("unknown variant {:?}", args.variant))?;
-    let sprt = args.sprt.as_deref().map(|s| parse_sprt(s, args.sprt_alpha, args.sprt_beta)).transpose()?;
+    let variant = Variant::from_name(&args.variant)
+        .with_context(|| format!("unknown variant {:?}", args.variant))?;
+    let sprt = args
+        .sprt
+        .as_deref()
+        .map(|s| parse_sprt(s, args.sprt_alpha, args.sprt_beta))
+        .transpose()?;
     let book = match &args.openings {
         Some(path) => OpeningBook::List(load_epd(path, variant)?).shuffled(args.seed),
-        None => OpeningBook::Random { variant, plies: args.random_plies, seed: args.seed },
+        None => OpeningBook::Random {
+            variant,
+            plies: args.random_plies,
+            seed: args.seed,
+        },
     };
     let first = PlayerFactory::new(args.p1.clone()).context("player 1")?;
     let mut second = PlayerFactory::new(args.p2.clone()).context("player 2")?;
@@ -100,7 +116,11 @@ pub fn run(args: MatchArgs) -> Result<ExitCode> {
     let cfg = MatchConfig {
         games: args.games,
         concurrency: args.concurrency,
-        adjudication: Adjudication { max_plies: args.max_plies, resign_score: args.resign_score, resign_moves: args.resign_moves },
+        adjudication: Adjudication {
+            max_plies: args.max_plies,
+            resign_score: args.resign_score,
+            resign_moves: args.resign_moves,
+        },
         sprt,
         pgn: args.pgn.clone(),
         event: format!("szero match {} vs {}", first.name(), second.name()),
@@ -108,22 +128,37 @@ pub fn run(args: MatchArgs) -> Result<ExitCode> {
     };
     let pairs = args.games.div_ceil(2).max(1);
     let bar = ProgressBar::new(pairs as u64 * 2);
-    bar.set_style(ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} games {msg}").expect("valid template"));
+    bar.set_style(
+        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} games {msg}")
+            .expect("valid template"),
+    );
     let stop = AtomicBool::new(false);
-    let batched = match (BatchedPlayer::from_factory(&first), BatchedPlayer::from_factory(&second)) {
+    let batched = match (
+        BatchedPlayer::from_factory(&first),
+        BatchedPlayer::from_factory(&second),
+    ) {
         (Some(a), Some(b)) if args.games_in_flight > 0 => Some((a, b)),
         _ => None,
     };
     let mut on_pair = |p: &eval::match_runner::Progress| {
         bar.set_position(p.pairs_done as u64 * 2);
-        let mut msg = format!("+{} ={} -{} Elo {:+.0} ± {:.0}", p.wdl.wins, p.wdl.draws, p.wdl.losses, p.elo.elo, p.elo.elo95());
+        let mut msg = format!(
+            "+{} ={} -{} Elo {:+.0} ± {:.0}",
+            p.wdl.wins,
+            p.wdl.draws,
+            p.wdl.losses,
+            p.elo.elo,
+            p.elo.elo95()
+        );
         if let Some(s) = p.sprt {
             msg.push_str(&format!(" LLR {:.2}", s.llr));
         }
         bar.set_message(msg);
     };
     let report = match &batched {
-        Some((a, b)) => run_batched_match(a, b, &book, &cfg, args.games_in_flight, &stop, &mut on_pair)?,
+        Some((a, b)) => {
+            run_batched_match(a, b, &book, &cfg, args.games_in_flight, &stop, &mut on_pair)?
+        }
         None => run_match(&first, &second, &book, &cfg, &stop, &mut on_pair)?,
     };
     bar.finish_and_clear();
