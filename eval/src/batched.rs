@@ -10,7 +10,10 @@
 //! search per move (playout count, mate-in-one shortcut, tree reuse); only the order in
 //! which positions are evaluated differs.
 
-use crate::match_runner::{drive, natural_end, record_game, GameEnd, MatchConfig, MatchError, MatchReport, PairSender, Progress, ResignTracker, Shared};
+use crate::match_runner::{
+    drive, natural_end, record_game, GameEnd, MatchConfig, MatchError, MatchReport, PairSender,
+    Progress, ResignTracker, Shared,
+};
 use crate::openings::{Opening, OpeningBook};
 use crate::player::{PlayerError, PlayerFactory, PlayerSpec};
 use crate::search::Searcher;
@@ -62,9 +65,24 @@ pub fn run_batched_match(
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<MatchReport, MatchError> {
     let players = [first, second];
-    drive(&first.name, &second.name, book, cfg, cfg.concurrency.max(1), stop, progress, &|worker, shared, tx| {
-        Worker { players, shared, games: games_per_worker.max(2), seed: cfg.seed ^ (worker as u64) << 32 }.run(tx)
-    })
+    drive(
+        &first.name,
+        &second.name,
+        book,
+        cfg,
+        cfg.concurrency.max(1),
+        stop,
+        progress,
+        &|worker, shared, tx| {
+            Worker {
+                players,
+                shared,
+                games: games_per_worker.max(2),
+                seed: cfg.seed ^ (worker as u64) << 32,
+            }
+            .run(tx)
+        },
+    )
 }
 
 /// One game in flight.
@@ -102,14 +120,24 @@ struct Worker<'a> {
 
 impl Worker<'_> {
     fn new_slot(&self, pair: usize, index: usize, opening: &Opening) -> Slot {
-        let searcher = |p: &BatchedPlayer, k: u64| Searcher::new(p.evaluator.clone(), p.search.clone(), p.reuse, self.seed ^ k);
+        let searcher = |p: &BatchedPlayer, k: u64| {
+            Searcher::new(
+                p.evaluator.clone(),
+                p.search.clone(),
+                p.reuse,
+                self.seed ^ k,
+            )
+        };
         let salt = (pair as u64) << 2 | (index as u64) << 1;
         Slot {
             pair,
             index,
             game: opening.game(),
             opening_plies: opening.moves.len(),
-            searchers: [searcher(self.players[0], salt), searcher(self.players[1], salt | 1)],
+            searchers: [
+                searcher(self.players[0], salt),
+                searcher(self.players[1], salt | 1),
+            ],
             searching: None,
             resign: ResignTracker::default(),
             end: None,
@@ -119,7 +147,8 @@ impl Worker<'_> {
     fn run(&self, tx: &PairSender) -> Result<(), MatchError> {
         let adj = &self.shared.cfg.adjudication;
         let mut slots: Vec<Slot> = Vec::new();
-        let mut finished: HashMap<usize, [Option<crate::match_runner::GameRecord>; 2]> = HashMap::new();
+        let mut finished: HashMap<usize, [Option<crate::match_runner::GameRecord>; 2]> =
+            HashMap::new();
         let mut more_pairs = true;
         loop {
             if self.shared.halted() {
@@ -146,7 +175,10 @@ impl Worker<'_> {
                         slot.end = natural_end(&slot.game, slot.opening_plies, adj);
                         if slot.end.is_none() {
                             let p = slot.mover();
-                            slot.searchers[p].begin(&slot.game, self.players[p].nodes.min(u32::MAX as u64) as u32);
+                            slot.searchers[p].begin(
+                                &slot.game,
+                                self.players[p].nodes.min(u32::MAX as u64) as u32,
+                            );
                             slot.searching = Some(p);
                         }
                         continue;
@@ -155,7 +187,12 @@ impl Worker<'_> {
                     if s.playouts() >= self.players[p].nodes || s.is_done() {
                         let turn = slot.game.position().turn();
                         let r = s.finish(&slot.game).expect("search begun");
-                        let m = r.best.ok_or_else(|| internal(self.players[p], format!("no move in {}", slot.game.position().fen())))?;
+                        let m = r.best.ok_or_else(|| {
+                            internal(
+                                self.players[p],
+                                format!("no move in {}", slot.game.position().fen()),
+                            )
+                        })?;
                         slot.game.play_unchecked(m);
                         slot.searching = None;
                         slot.end = slot.resign.update(adj, turn, Some(r.info.q));
@@ -171,8 +208,14 @@ impl Worker<'_> {
                 if batch.is_empty() {
                     continue;
                 }
-                let histories: Vec<&[Position]> = batch.iter().map(|(_, leaf)| leaf.history.as_slice()).collect();
-                let evals = self.players[p].evaluator.evaluate(&histories).map_err(|e| internal(self.players[p], format!("{e:#}")))?;
+                let histories: Vec<&[Position]> = batch
+                    .iter()
+                    .map(|(_, leaf)| leaf.history.as_slice())
+                    .collect();
+                let evals = self.players[p]
+                    .evaluator
+                    .evaluate(&histories)
+                    .map_err(|e| internal(self.players[p], format!("{e:#}")))?;
                 for ((i, leaf), eval) in batch.iter().zip(&evals) {
                     slots[*i].searchers[p].apply(leaf, eval);
                 }
@@ -189,7 +232,15 @@ impl Worker<'_> {
                 let black = self.players[1 - slot.index].name.as_str();
                 let round = format!("{}.{}", slot.pair + 1, slot.index + 1);
                 let end = slot.end.expect("finished");
-                let rec = record_game(self.shared.cfg, &slot.game, end, [white, black], slot.index == 0, slot.opening_plies, round);
+                let rec = record_game(
+                    self.shared.cfg,
+                    &slot.game,
+                    end,
+                    [white, black],
+                    slot.index == 0,
+                    slot.opening_plies,
+                    round,
+                );
                 let entry = finished.entry(slot.pair).or_default();
                 entry[slot.index] = Some(rec);
                 if entry.iter().all(Option::is_some) {
@@ -204,7 +255,10 @@ impl Worker<'_> {
 }
 
 fn internal(p: &BatchedPlayer, msg: String) -> MatchError {
-    MatchError::Player { player: p.name.clone(), error: PlayerError::Internal(anyhow::anyhow!(msg)) }
+    MatchError::Player {
+        player: p.name.clone(),
+        error: PlayerError::Internal(anyhow::anyhow!(msg)),
+    }
 }
 
 #[cfg(test)]
@@ -215,14 +269,41 @@ mod tests {
     use schess::Variant;
 
     fn uniform(name: &str, nodes: u64) -> BatchedPlayer {
-        BatchedPlayer { name: name.into(), evaluator: Arc::new(UniformEvaluator), nodes, search: SearchConfig::default(), reuse: true }
+        BatchedPlayer {
+            name: name.into(),
+            evaluator: Arc::new(UniformEvaluator),
+            nodes,
+            search: SearchConfig::default(),
+            reuse: true,
+        }
     }
 
     #[test]
     fn batched_games_are_legal_and_complete() {
-        let book = OpeningBook::Random { variant: Variant::Seirawan, plies: 4, seed: 5 };
-        let cfg = MatchConfig { games: 12, concurrency: 2, adjudication: Adjudication { max_plies: 80, ..Adjudication::default() }, ..MatchConfig::default() };
-        let r = run_batched_match(&uniform("a", 32), &uniform("b", 8), &book, &cfg, 4, &AtomicBool::new(false), &mut |_| {}).unwrap();
+        let book = OpeningBook::Random {
+            variant: Variant::Seirawan,
+            plies: 4,
+            seed: 5,
+        };
+        let cfg = MatchConfig {
+            games: 12,
+            concurrency: 2,
+            adjudication: Adjudication {
+                max_plies: 80,
+                ..Adjudication::default()
+            },
+            ..MatchConfig::default()
+        };
+        let r = run_batched_match(
+            &uniform("a", 32),
+            &uniform("b", 8),
+            &book,
+            &cfg,
+            4,
+            &AtomicBool::new(false),
+            &mut |_| {},
+        )
+        .unwrap();
         assert_eq!(r.wdl.games(), 12);
         assert_eq!(r.pentanomial.pairs(), 6);
         for g in &r.games {
@@ -240,15 +321,53 @@ mod tests {
         // Deterministic search: batching must not change a single move.
         use crate::player::Player;
         use crate::search::MctsPlayer;
-        let book = OpeningBook::Random { variant: Variant::Seirawan, plies: 2, seed: 9 };
-        let cfg = MatchConfig { games: 2, adjudication: Adjudication { max_plies: 30, ..Adjudication::default() }, ..MatchConfig::default() };
-        let r = run_batched_match(&uniform("a", 24), &uniform("b", 40), &book, &cfg, 2, &AtomicBool::new(false), &mut |_| {}).unwrap();
+        let book = OpeningBook::Random {
+            variant: Variant::Seirawan,
+            plies: 2,
+            seed: 9,
+        };
+        let cfg = MatchConfig {
+            games: 2,
+            adjudication: Adjudication {
+                max_plies: 30,
+                ..Adjudication::default()
+            },
+            ..MatchConfig::default()
+        };
+        let r = run_batched_match(
+            &uniform("a", 24),
+            &uniform("b", 40),
+            &book,
+            &cfg,
+            2,
+            &AtomicBool::new(false),
+            &mut |_| {},
+        )
+        .unwrap();
         let g = r.games.iter().find(|g| g.first_is_white).unwrap();
-        let mut a = MctsPlayer::new("a".into(), Arc::new(UniformEvaluator), SearchConfig::default(), 24, true, 0);
-        let mut b = MctsPlayer::new("b".into(), Arc::new(UniformEvaluator), SearchConfig::default(), 40, true, 0);
+        let mut a = MctsPlayer::new(
+            "a".into(),
+            Arc::new(UniformEvaluator),
+            SearchConfig::default(),
+            24,
+            true,
+            0,
+        );
+        let mut b = MctsPlayer::new(
+            "b".into(),
+            Arc::new(UniformEvaluator),
+            SearchConfig::default(),
+            40,
+            true,
+            0,
+        );
         let mut game = book.get(0).game();
         for &m in &g.moves[g.opening_plies..] {
-            let p: &mut dyn Player = if game.position().turn() == Color::White { &mut a } else { &mut b };
+            let p: &mut dyn Player = if game.position().turn() == Color::White {
+                &mut a
+            } else {
+                &mut b
+            };
             assert_eq!(p.choose(&game).unwrap(), m, "after {:?}", game.moves());
             game.play(m).unwrap();
         }

@@ -28,6 +28,7 @@ pub enum GateMode {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct GateConfig {
+    /// The test: `sprt` (default), `fixed` or `always` (see [`GateMode`]).
     pub mode: GateMode,
     /// Games at most (SPRT) or exactly (fixed); rounded up to whole pairs, since each
     /// opening is played with both colours.
@@ -57,10 +58,12 @@ pub struct GateConfig {
     /// Seeds the openings; mixed with the candidate's training step, so every gate sees
     /// fresh but reproducible openings.
     pub seed: u64,
-    /// Length limit and resignation.
+    /// Length limit and resignation (by default a game is resigned when both networks'
+    /// own searches give the loser an expected score of -0.95 or worse for 4 moves each).
     pub adjudication: Adjudication,
     /// Where the networks run.
     pub device: DeviceChoice,
+    /// Network precision: `auto` (bf16 on CUDA, f32 on CPU), `f32` or `bf16`.
     pub precision: Precision,
     /// Evaluation cache entries per network.
     pub cache_entries: usize,
@@ -83,7 +86,11 @@ impl Default for GateConfig {
             openings: None,
             random_plies: 8,
             seed: 0,
-            adjudication: Adjudication { max_plies: 400, resign_score: 0.95, resign_moves: 4 },
+            adjudication: Adjudication {
+                max_plies: 400,
+                resign_score: 0.95,
+                resign_moves: 4,
+            },
             device: DeviceChoice::Auto,
             precision: Precision::Auto,
             cache_entries: 200_000,
@@ -104,7 +111,9 @@ impl GateConfig {
             }
         }
         if self.mode == GateMode::Sprt {
-            self.sprt.validate().map_err(|e| format!("gate.sprt: {e}"))?;
+            self.sprt
+                .validate()
+                .map_err(|e| format!("gate.sprt: {e}"))?;
         }
         if !(0.0..1.0).contains(&self.adjudication.resign_score) {
             return Err("gate.adjudication.resign_score must be in [0, 1) (0 disables)".into());
@@ -119,14 +128,23 @@ mod tests {
 
     #[test]
     fn serde_defaults_and_unknown_fields() {
-        let c: GateConfig = serde_json::from_str(r#"{"mode": "fixed", "games": 10, "sprt": {"elo1": 5.0}}"#).unwrap();
+        let c: GateConfig =
+            serde_json::from_str(r#"{"mode": "fixed", "games": 10, "sprt": {"elo1": 5.0}}"#)
+                .unwrap();
         assert_eq!(c.mode, GateMode::Fixed);
         assert_eq!(c.games, 10);
         assert_eq!(c.sprt.elo1, 5.0);
         assert_eq!(c.sprt.alpha, SprtConfig::default().alpha);
         assert!(serde_json::from_str::<GateConfig>(r#"{"gams": 10}"#).is_err());
         assert!(GateConfig::default().validate().is_ok());
-        let bad = GateConfig { sprt: SprtConfig { elo0: 5.0, elo1: 0.0, ..SprtConfig::default() }, ..GateConfig::default() };
+        let bad = GateConfig {
+            sprt: SprtConfig {
+                elo0: 5.0,
+                elo1: 0.0,
+                ..SprtConfig::default()
+            },
+            ..GateConfig::default()
+        };
         assert!(bad.validate().is_err());
     }
 }

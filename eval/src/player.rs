@@ -73,7 +73,10 @@ pub enum PlayerError {
     #[error("engine crashed: {0}")]
     Crashed(String),
     #[error("no `{waiting_for}` within {after:?}")]
-    Timeout { waiting_for: String, after: Duration },
+    Timeout {
+        waiting_for: String,
+        after: Duration,
+    },
     #[error("{0:#}")]
     Internal(anyhow::Error),
 }
@@ -88,7 +91,10 @@ impl PlayerError {
 impl From<EngineError> for PlayerError {
     fn from(e: EngineError) -> Self {
         match e {
-            EngineError::Timeout { waiting_for, after } => PlayerError::Timeout { waiting_for: waiting_for.into(), after },
+            EngineError::Timeout { waiting_for, after } => PlayerError::Timeout {
+                waiting_for: waiting_for.into(),
+                after,
+            },
             other => PlayerError::Crashed(other.to_string()),
         }
     }
@@ -190,7 +196,11 @@ pub enum SpecError {
     #[error("player `{kind}` has no setting `{key}`")]
     UnknownKey { kind: String, key: String },
     #[error("bad value `{value}` for `{key}`: {reason}")]
-    BadValue { key: String, value: String, reason: String },
+    BadValue {
+        key: String,
+        value: String,
+        reason: String,
+    },
     #[error("{0}")]
     Missing(String),
 }
@@ -204,10 +214,15 @@ impl FromStr for PlayerSpec {
         let kind = kind.trim().to_ascii_lowercase();
         let mut pairs = Vec::new();
         for item in rest.split(',').map(str::trim).filter(|i| !i.is_empty()) {
-            let (k, v) = item.split_once('=').ok_or_else(|| SpecError::NotKeyValue(item.to_string()))?;
+            let (k, v) = item
+                .split_once('=')
+                .ok_or_else(|| SpecError::NotKeyValue(item.to_string()))?;
             pairs.push((k.trim().to_string(), v.trim().to_string()));
         }
-        let unknown = |key: &str| SpecError::UnknownKey { kind: kind.clone(), key: key.to_string() };
+        let unknown = |key: &str| SpecError::UnknownKey {
+            kind: kind.clone(),
+            key: key.to_string(),
+        };
         match kind.as_str() {
             "random" | "greedy" => {
                 let mut name = None;
@@ -217,7 +232,11 @@ impl FromStr for PlayerSpec {
                         _ => return Err(unknown(&k)),
                     }
                 }
-                Ok(if kind == "random" { PlayerSpec::Random { name } } else { PlayerSpec::Greedy { name } })
+                Ok(if kind == "random" {
+                    PlayerSpec::Random { name }
+                } else {
+                    PlayerSpec::Greedy { name }
+                })
             }
             "mcts" | "net" => {
                 let mut m = MctsSpec::default();
@@ -252,7 +271,8 @@ impl FromStr for PlayerSpec {
             }
             "uci" | "engine" => {
                 let (mut command, mut args, mut options) = (None, Vec::new(), Vec::new());
-                let (mut limit, mut timeout_ms, mut name) = (None, default_engine_timeout_ms(), None);
+                let (mut limit, mut timeout_ms, mut name) =
+                    (None, default_engine_timeout_ms(), None);
                 let mut init_timeout_ms = default_engine_init_ms();
                 for (k, v) in pairs {
                     match k.as_str() {
@@ -270,9 +290,20 @@ impl FromStr for PlayerSpec {
                         },
                     }
                 }
-                let command = command.ok_or_else(|| SpecError::Missing("`uci` needs cmd=PROGRAM".into()))?;
-                let limit = limit.ok_or_else(|| SpecError::Missing("`uci` needs depth=, nodes= or movetime=".into()))?;
-                Ok(PlayerSpec::Uci(EngineSpec { command, args, options, limit, timeout_ms, init_timeout_ms, name }))
+                let command =
+                    command.ok_or_else(|| SpecError::Missing("`uci` needs cmd=PROGRAM".into()))?;
+                let limit = limit.ok_or_else(|| {
+                    SpecError::Missing("`uci` needs depth=, nodes= or movetime=".into())
+                })?;
+                Ok(PlayerSpec::Uci(EngineSpec {
+                    command,
+                    args,
+                    options,
+                    limit,
+                    timeout_ms,
+                    init_timeout_ms,
+                    name,
+                }))
             }
             _ => Err(SpecError::UnknownKind(kind)),
         }
@@ -280,14 +311,20 @@ impl FromStr for PlayerSpec {
 }
 
 fn bad(key: &str, value: &str, reason: &str) -> SpecError {
-    SpecError::BadValue { key: key.into(), value: value.into(), reason: reason.into() }
+    SpecError::BadValue {
+        key: key.into(),
+        value: value.into(),
+        reason: reason.into(),
+    }
 }
 
 fn parse_value<T: FromStr>(key: &str, value: &str) -> Result<T, SpecError>
 where
     T::Err: fmt::Display,
 {
-    value.parse().map_err(|e: T::Err| bad(key, value, &e.to_string()))
+    value
+        .parse()
+        .map_err(|e: T::Err| bad(key, value, &e.to_string()))
 }
 
 impl fmt::Display for PlayerSpec {
@@ -349,11 +386,17 @@ impl PlayerSpec {
             PlayerSpec::Random { name } => name.clone().unwrap_or_else(|| "random".into()),
             PlayerSpec::Greedy { name } => name.clone().unwrap_or_else(|| "greedy".into()),
             PlayerSpec::Mcts(m) => m.name.clone().unwrap_or_else(|| {
-                let model = m.model.as_ref().and_then(|p| p.file_stem()).map_or("uniform".into(), |s| s.to_string_lossy().into_owned());
+                let model = m
+                    .model
+                    .as_ref()
+                    .and_then(|p| p.file_stem())
+                    .map_or("uniform".into(), |s| s.to_string_lossy().into_owned());
                 format!("mcts-{model}-{}", m.nodes)
             }),
             PlayerSpec::Uci(e) => e.name.clone().unwrap_or_else(|| {
-                let prog = std::path::Path::new(&e.command).file_name().map_or(e.command.clone(), |s| s.to_string_lossy().into_owned());
+                let prog = std::path::Path::new(&e.command)
+                    .file_name()
+                    .map_or(e.command.clone(), |s| s.to_string_lossy().into_owned());
                 match e.limit {
                     EngineLimit::Depth(d) => format!("{prog}-d{d}"),
                     EngineLimit::Nodes(n) => format!("{prog}-n{n}"),
@@ -382,7 +425,11 @@ impl PlayerFactory {
             }),
             _ => None,
         };
-        Ok(PlayerFactory { name: spec.display_name(), spec, evaluator })
+        Ok(PlayerFactory {
+            name: spec.display_name(),
+            spec,
+            evaluator,
+        })
     }
 
     /// Gives the factory another name (e.g. to tell two equal specs apart in a report).
@@ -413,7 +460,14 @@ impl PlayerFactory {
             PlayerSpec::Greedy { .. } => Box::new(GreedyPlayer::new(name, seed)),
             PlayerSpec::Mcts(m) => {
                 let ev = self.evaluator.clone().expect("evaluator loaded for MCTS");
-                Box::new(MctsPlayer::new(name, ev, m.search.clone(), m.nodes, m.reuse, seed))
+                Box::new(MctsPlayer::new(
+                    name,
+                    ev,
+                    m.search.clone(),
+                    m.nodes,
+                    m.reuse,
+                    seed,
+                ))
             }
             PlayerSpec::Uci(e) => Box::new(UciEnginePlayer::start(name, e.clone())?),
         })
@@ -426,24 +480,63 @@ mod tests {
 
     #[test]
     fn parses_spec_strings() {
-        assert_eq!("random".parse::<PlayerSpec>().unwrap(), PlayerSpec::Random { name: None });
-        assert_eq!("greedy:name=g".parse::<PlayerSpec>().unwrap(), PlayerSpec::Greedy { name: Some("g".into()) });
-        let PlayerSpec::Mcts(m) = "mcts:nodes=50,root=gumbel,reuse=false".parse::<PlayerSpec>().unwrap() else { panic!() };
-        assert_eq!((m.nodes, m.reuse, m.search.root_mode, m.model), (50, false, RootMode::Gumbel, None));
-        let PlayerSpec::Mcts(m) = "net:model=a/b.safetensors,sims=8".parse::<PlayerSpec>().unwrap() else { panic!() };
-        assert_eq!(m.model.as_deref(), Some(std::path::Path::new("a/b.safetensors")));
+        assert_eq!(
+            "random".parse::<PlayerSpec>().unwrap(),
+            PlayerSpec::Random { name: None }
+        );
+        assert_eq!(
+            "greedy:name=g".parse::<PlayerSpec>().unwrap(),
+            PlayerSpec::Greedy {
+                name: Some("g".into())
+            }
+        );
+        let PlayerSpec::Mcts(m) = "mcts:nodes=50,root=gumbel,reuse=false"
+            .parse::<PlayerSpec>()
+            .unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(
+            (m.nodes, m.reuse, m.search.root_mode, m.model),
+            (50, false, RootMode::Gumbel, None)
+        );
+        let PlayerSpec::Mcts(m) = "net:model=a/b.safetensors,sims=8"
+            .parse::<PlayerSpec>()
+            .unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(
+            m.model.as_deref(),
+            Some(std::path::Path::new("a/b.safetensors"))
+        );
         assert_eq!(m.nodes, 8);
-        let s: PlayerSpec = "uci:cmd=fairy-stockfish,depth=1,option.Move Overhead=0,arg=x,init=500".parse().unwrap();
+        let s: PlayerSpec = "uci:cmd=fairy-stockfish,depth=1,option.Move Overhead=0,arg=x,init=500"
+            .parse()
+            .unwrap();
         let PlayerSpec::Uci(e) = &s else { panic!() };
         assert_eq!(e.limit, EngineLimit::Depth(1));
-        assert_eq!(e.options, vec![("Move Overhead".to_string(), "0".to_string())]);
+        assert_eq!(
+            e.options,
+            vec![("Move Overhead".to_string(), "0".to_string())]
+        );
         assert_eq!(s.display_name(), "fairy-stockfish-d1");
         assert_eq!(s.to_string().parse::<PlayerSpec>().unwrap(), s);
     }
 
     #[test]
     fn rejects_bad_specs() {
-        for bad in ["alphabeta", "mcts:nodes=x", "mcts:nodes=0", "mcts:foo=1", "net:nodes=5", "uci:depth=1", "uci:cmd=x", "random:nodes=3", "mcts:nodes"] {
+        for bad in [
+            "alphabeta",
+            "mcts:nodes=x",
+            "mcts:nodes=0",
+            "mcts:foo=1",
+            "net:nodes=5",
+            "uci:depth=1",
+            "uci:cmd=x",
+            "random:nodes=3",
+            "mcts:nodes",
+        ] {
             assert!(bad.parse::<PlayerSpec>().is_err(), "{bad} accepted");
         }
     }

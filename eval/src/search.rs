@@ -29,10 +29,15 @@ pub fn network_evaluator(
 ) -> anyhow::Result<Arc<dyn Evaluator>> {
     let device = device.resolve()?;
     let (net, _meta) = models::checkpoint::load(path, models::FORMAT_VERSIONS, device, precision)?;
-    let history = models::history_of(net.config())
-        .ok_or_else(|| anyhow::anyhow!("{}: input planes match no history length", path.display()))?;
+    let history = models::history_of(net.config()).ok_or_else(|| {
+        anyhow::anyhow!("{}: input planes match no history length", path.display())
+    })?;
     let net = NetEvaluator::new(net, history);
-    Ok(if cache_entries > 0 { Arc::new(CachedEvaluator::new(net, history, cache_entries)) } else { Arc::new(net) })
+    Ok(if cache_entries > 0 {
+        Arc::new(CachedEvaluator::new(net, history, cache_entries))
+    } else {
+        Arc::new(net)
+    })
 }
 
 /// When a search stops (whichever limit comes first). No limit at all means "until
@@ -54,7 +59,10 @@ pub struct Limits {
 
 impl Limits {
     pub fn nodes(n: u64) -> Limits {
-        Limits { nodes: Some(n), ..Limits::default() }
+        Limits {
+            nodes: Some(n),
+            ..Limits::default()
+        }
     }
 
     fn unbounded(&self) -> bool {
@@ -85,7 +93,9 @@ pub enum Score {
 /// numbers look familiar to chess GUIs: q 0.5 is about 90 cp, q 0.9 about 570 cp).
 pub fn q_to_cp(q: f32) -> i32 {
     let q = q.clamp(-0.999_9, 0.999_9) as f64;
-    (90.0 * (1.563_754_189_7 * q).tan()).round().clamp(-20_000.0, 20_000.0) as i32
+    (90.0 * (1.563_754_189_7 * q).tan())
+        .round()
+        .clamp(-20_000.0, 20_000.0) as i32
 }
 
 /// The inverse of [`q_to_cp`], for engines that report centipawns.
@@ -168,7 +178,7 @@ pub struct Searcher {
 enum Active {
     /// Settled without searching: no legal move, or a mate in one.
     Decided(SearchResult),
-    Tree(TreeSearch),
+    Tree(Box<TreeSearch>),
 }
 
 struct TreeSearch {
@@ -184,14 +194,27 @@ struct TreeSearch {
     started: Instant,
 }
 
-/// How often (in loop iterations) the principal variation is recomputed for a depth limit.
+/// How often (in loop iterations, a power of two) the principal variation is recomputed for
+/// a depth limit.
 const DEPTH_CHECK_EVERY: u64 = 16;
 /// Terminal positions backed up in a row before `select_leaf` gives up (every line ends).
 const MAX_TERMINAL_IN_A_ROW: usize = 64;
 
 impl Searcher {
-    pub fn new(evaluator: Arc<dyn Evaluator>, cfg: SearchConfig, reuse: bool, seed: u64) -> Searcher {
-        Searcher { evaluator, cfg, reuse, tree: None, active: None, rng: SmallRng::seed_from_u64(seed) }
+    pub fn new(
+        evaluator: Arc<dyn Evaluator>,
+        cfg: SearchConfig,
+        reuse: bool,
+        seed: u64,
+    ) -> Searcher {
+        Searcher {
+            evaluator,
+            cfg,
+            reuse,
+            tree: None,
+            active: None,
+            rng: SmallRng::seed_from_u64(seed),
+        }
     }
 
     pub fn evaluator(&self) -> &Arc<dyn Evaluator> {
@@ -214,8 +237,14 @@ impl Searcher {
     fn take_tree(&mut self, game: &Game) -> Tree {
         if let Some((start, moves, tree)) = self.tree.take() {
             let played = game.moves();
-            if self.reuse && start == *game.start() && played.len() >= moves.len() && played[..moves.len()] == moves[..] {
-                return played[moves.len()..].iter().fold(tree, |t, &m| t.advance(m));
+            if self.reuse
+                && start == *game.start()
+                && played.len() >= moves.len()
+                && played[..moves.len()] == moves[..]
+            {
+                return played[moves.len()..]
+                    .iter()
+                    .fold(tree, |t, &m| t.advance(m));
             }
         }
         Tree::new(game.positions().to_vec())
@@ -231,12 +260,33 @@ impl Searcher {
         let decided = |best: Option<Move>, wdl: [f32; 3], score: Score, depth: u32| SearchResult {
             best,
             ponder: None,
-            info: SearchInfo { depth, nodes: u64::from(depth), elapsed: started.elapsed(), wdl, q: wdl[0] - wdl[2], score, pv: best.into_iter().collect() },
+            info: SearchInfo {
+                depth,
+                nodes: u64::from(depth),
+                elapsed: started.elapsed(),
+                wdl,
+                q: wdl[0] - wdl[2],
+                score,
+                pv: best.into_iter().collect(),
+            },
         };
         self.active = Some(if legal.is_empty() {
             let checked = pos.is_check();
-            let wdl = if checked { [0.0, 0.0, 1.0] } else { [0.0, 1.0, 0.0] };
-            Active::Decided(decided(None, wdl, if checked { Score::Mate(0) } else { Score::Cp(0) }, 0))
+            let wdl = if checked {
+                [0.0, 0.0, 1.0]
+            } else {
+                [0.0, 1.0, 0.0]
+            };
+            Active::Decided(decided(
+                None,
+                wdl,
+                if checked {
+                    Score::Mate(0)
+                } else {
+                    Score::Cp(0)
+                },
+                0,
+            ))
         } else if let Some(&mate) = legal.iter().find(|&&m| gives_mate(&pos, m)) {
             self.tree = None;
             Active::Decided(decided(Some(mate), [1.0, 0.0, 0.0], Score::Mate(1), 1))
@@ -247,7 +297,15 @@ impl Searcher {
                 tree.setup_root(&self.cfg, budget, false, &mut self.rng);
             }
             let base = tree.root_visits() as u64;
-            Active::Tree(TreeSearch { tree, pos, base, budget, needs_setup, exhausted: false, started })
+            Active::Tree(Box::new(TreeSearch {
+                tree,
+                pos,
+                base,
+                budget,
+                needs_setup,
+                exhausted: false,
+                started,
+            }))
         });
     }
 
@@ -278,7 +336,9 @@ impl Searcher {
 
     /// The next position to evaluate, or `None` when the search is done.
     pub fn next_leaf(&mut self) -> Option<Leaf> {
-        let Some(Active::Tree(t)) = &mut self.active else { return None };
+        let Some(Active::Tree(t)) = &mut self.active else {
+            return None;
+        };
         if t.exhausted {
             return None;
         }
@@ -289,7 +349,9 @@ impl Searcher {
 
     /// Feeds the evaluation of a leaf from [`Searcher::next_leaf`] back into the tree.
     pub fn apply(&mut self, leaf: &Leaf, eval: &Evaluation) {
-        let Some(Active::Tree(t)) = &mut self.active else { return };
+        let Some(Active::Tree(t)) = &mut self.active else {
+            return;
+        };
         t.tree.expand_and_backup(leaf, eval);
         if t.needs_setup && t.tree.is_root_expanded() {
             t.tree.setup_root(&self.cfg, t.budget, false, &mut self.rng);
@@ -315,8 +377,15 @@ impl Searcher {
             }
             Active::Tree(t) => {
                 let info = tree_info(&t);
-                let best = t.tree.choose_move(0.0, &mut self.rng).or_else(|| t.pos.legal_moves().first().copied());
-                let ponder = info.pv.get(1).copied().filter(|_| info.pv.first() == best.as_ref());
+                let best = t
+                    .tree
+                    .choose_move(0.0, &mut self.rng)
+                    .or_else(|| t.pos.legal_moves().first().copied());
+                let ponder = info
+                    .pv
+                    .get(1)
+                    .copied()
+                    .filter(|_| info.pv.first() == best.as_ref());
                 self.tree = Some((game.start().clone(), game.moves().to_vec(), t.tree));
                 SearchResult { best, ponder, info }
             }
@@ -354,11 +423,14 @@ impl Searcher {
                 pondering = false;
                 start = Instant::now();
             }
-            let stuck = self.is_done() || limits.max_visits.is_some_and(|m| self.tree_visits() >= m);
+            let stuck =
+                self.is_done() || limits.max_visits.is_some_and(|m| self.tree_visits() >= m);
             if !pondering && !limits.infinite {
                 let done = limits.nodes.is_some_and(|n| self.playouts() >= n)
                     || limits.time.is_some_and(|t| start.elapsed() >= t)
-                    || (limits.depth.is_some_and(|d| iterations % DEPTH_CHECK_EVERY == 0 && self.pv_len() >= d))
+                    || (limits.depth.is_some_and(|d| {
+                        iterations & (DEPTH_CHECK_EVERY - 1) == 0 && self.pv_len() >= d
+                    }))
                     || (stuck && !limits.unbounded());
                 if done {
                     break;
@@ -404,7 +476,11 @@ fn tree_info(t: &TreeSearch) -> SearchInfo {
         elapsed: t.started.elapsed(),
         wdl,
         q,
-        score: if mates { Score::Mate(1) } else { Score::Cp(q_to_cp(q)) },
+        score: if mates {
+            Score::Mate(1)
+        } else {
+            Score::Cp(q_to_cp(q))
+        },
         pv,
     }
 }
@@ -422,7 +498,9 @@ pub fn gives_mate(pos: &Position, m: Move) -> bool {
 
 /// For searches that must not end on their own (UCI `go infinite`, pondering).
 fn wait_for_stop(limits: &Limits, control: &SearchControl) {
-    while (limits.infinite || control.ponder.load(Ordering::Relaxed)) && !control.stop.load(Ordering::Relaxed) {
+    while (limits.infinite || control.ponder.load(Ordering::Relaxed))
+        && !control.stop.load(Ordering::Relaxed)
+    {
         std::thread::sleep(Duration::from_millis(2));
     }
 }
@@ -437,8 +515,21 @@ pub struct MctsPlayer {
 }
 
 impl MctsPlayer {
-    pub fn new(name: String, evaluator: Arc<dyn Evaluator>, cfg: SearchConfig, nodes: u64, reuse: bool, seed: u64) -> Self {
-        MctsPlayer { name, searcher: Searcher::new(evaluator, cfg, reuse, seed), nodes, last_q: None, control: SearchControl::default() }
+    pub fn new(
+        name: String,
+        evaluator: Arc<dyn Evaluator>,
+        cfg: SearchConfig,
+        nodes: u64,
+        reuse: bool,
+        seed: u64,
+    ) -> Self {
+        MctsPlayer {
+            name,
+            searcher: Searcher::new(evaluator, cfg, reuse, seed),
+            nodes,
+            last_q: None,
+            control: SearchControl::default(),
+        }
     }
 }
 
@@ -454,9 +545,17 @@ impl Player for MctsPlayer {
     }
 
     fn choose(&mut self, game: &Game) -> Result<Move, PlayerError> {
-        let r = self.searcher.search(game, &Limits::nodes(self.nodes), &self.control, &mut |_| {}).map_err(PlayerError::Internal)?;
+        let r = self
+            .searcher
+            .search(game, &Limits::nodes(self.nodes), &self.control, &mut |_| {})
+            .map_err(PlayerError::Internal)?;
         self.last_q = Some(r.info.q);
-        r.best.ok_or_else(|| PlayerError::Internal(anyhow::anyhow!("no legal move in {}", game.position().fen())))
+        r.best.ok_or_else(|| {
+            PlayerError::Internal(anyhow::anyhow!(
+                "no legal move in {}",
+                game.position().fen()
+            ))
+        })
     }
 
     fn last_score(&self) -> Option<f32> {
@@ -487,13 +586,18 @@ mod tests {
         let mut s = searcher();
         let mut game = Game::new(Position::startpos());
         let control = SearchControl::default();
-        let r = s.search(&game, &Limits::nodes(100), &control, &mut |_| {}).unwrap();
+        let r = s
+            .search(&game, &Limits::nodes(100), &control, &mut |_| {})
+            .unwrap();
         assert_eq!(r.info.nodes, 100);
         let best = r.best.unwrap();
         assert!(game.position().is_legal(best));
         game.play(best).unwrap();
-        game.play_uci(&game.position().legal_moves()[0].to_uci()).unwrap();
-        let r = s.search(&game, &Limits::nodes(50), &control, &mut |_| {}).unwrap();
+        game.play_uci(&game.position().legal_moves()[0].to_uci())
+            .unwrap();
+        let r = s
+            .search(&game, &Limits::nodes(50), &control, &mut |_| {})
+            .unwrap();
         assert!((50..50 + 64).contains(&r.info.nodes));
         assert!(game.position().is_legal(r.best.unwrap()));
     }
@@ -502,10 +606,19 @@ mod tests {
     fn plays_mate_in_one_and_reports_it() {
         let mut s = searcher();
         let game = Game::new(Position::from_fen("6k1/5ppp/8/8/8/8/8/R5K1[] w - - 0 1").unwrap());
-        let r = s.search(&game, &Limits::nodes(10), &SearchControl::default(), &mut |_| {}).unwrap();
+        let r = s
+            .search(
+                &game,
+                &Limits::nodes(10),
+                &SearchControl::default(),
+                &mut |_| {},
+            )
+            .unwrap();
         assert_eq!(r.best.unwrap().to_uci(), "a1a8");
         assert_eq!(r.info.score, Score::Mate(1));
-        assert!(r.info.uci_line().contains("score mate 1") && r.info.uci_line().ends_with("pv a1a8"));
+        assert!(
+            r.info.uci_line().contains("score mate 1") && r.info.uci_line().ends_with("pv a1a8")
+        );
     }
 
     #[test]
@@ -513,12 +626,26 @@ mod tests {
         let mut s = searcher();
         let game = Game::new(Position::startpos());
         let t = Instant::now();
-        let limits = Limits { time: Some(Duration::from_millis(50)), ..Limits::default() };
-        s.search(&game, &limits, &SearchControl::default(), &mut |_| {}).unwrap();
+        let limits = Limits {
+            time: Some(Duration::from_millis(50)),
+            ..Limits::default()
+        };
+        s.search(&game, &limits, &SearchControl::default(), &mut |_| {})
+            .unwrap();
         assert!(t.elapsed() < Duration::from_millis(500));
         let control = SearchControl::default();
         control.stop.store(true, Ordering::Relaxed);
-        let r = s.search(&game, &Limits { infinite: true, ..Limits::default() }, &control, &mut |_| {}).unwrap();
+        let r = s
+            .search(
+                &game,
+                &Limits {
+                    infinite: true,
+                    ..Limits::default()
+                },
+                &control,
+                &mut |_| {},
+            )
+            .unwrap();
         assert!(r.best.is_some());
     }
 }

@@ -127,13 +127,18 @@ impl Go {
                 "depth" => go.depth = num(w).map(|d| d.min(u32::MAX as u64) as u32),
                 "mate" => {
                     // Searched like `depth 2n-1`: MCTS has no mate search of its own.
-                    go.depth = num(w).map(|m| (2 * m).saturating_sub(1).min(u32::MAX as u64) as u32);
+                    go.depth =
+                        num(w).map(|m| (2 * m).saturating_sub(1).min(u32::MAX as u64) as u32);
                 }
                 "infinite" => go.infinite = true,
                 "ponder" => go.ponder = true,
                 "searchmoves" => {
                     errors.push("searchmoves is not supported; searching all moves".into());
-                    while words.peek().is_some_and(|w| w.len() >= 4 && w.as_bytes()[0].is_ascii_lowercase() && w.as_bytes()[1].is_ascii_digit()) {
+                    while words.peek().is_some_and(|w| {
+                        w.len() >= 4
+                            && w.as_bytes()[0].is_ascii_lowercase()
+                            && w.as_bytes()[1].is_ascii_digit()
+                    }) {
                         words.next();
                     }
                 }
@@ -145,15 +150,29 @@ impl Go {
 
     /// Search limits for the side to move, with `overhead` kept in reserve.
     pub fn limits(&self, turn: Color, overhead: Duration) -> Limits {
-        let mut limits = Limits { nodes: self.nodes, depth: self.depth, infinite: self.infinite, ..Limits::default() };
+        let mut limits = Limits {
+            nodes: self.nodes,
+            depth: self.depth,
+            infinite: self.infinite,
+            ..Limits::default()
+        };
         let (time, inc) = match turn {
             Color::White => (self.wtime, self.winc),
             Color::Black => (self.btime, self.binc),
         };
         if let Some(mt) = self.movetime {
-            limits.time = Some(Duration::from_millis(mt).saturating_sub(overhead).max(Duration::from_millis(1)));
+            limits.time = Some(
+                Duration::from_millis(mt)
+                    .saturating_sub(overhead)
+                    .max(Duration::from_millis(1)),
+            );
         } else if let Some(t) = time {
-            limits.time = Some(time_budget(Duration::from_millis(t), Duration::from_millis(inc.unwrap_or(0)), self.movestogo, overhead));
+            limits.time = Some(time_budget(
+                Duration::from_millis(t),
+                Duration::from_millis(inc.unwrap_or(0)),
+                self.movestogo,
+                overhead,
+            ));
         }
         limits
     }
@@ -165,7 +184,12 @@ impl Go {
 /// Never more than 40% of what is left after the overhead (80% on the last move before a
 /// time control), so a long search cannot flag even if the game runs longer than assumed;
 /// the overhead covers the time between the limit check and `bestmove` reaching the GUI.
-pub fn time_budget(time: Duration, inc: Duration, movestogo: Option<u64>, overhead: Duration) -> Duration {
+pub fn time_budget(
+    time: Duration,
+    inc: Duration,
+    movestogo: Option<u64>,
+    overhead: Duration,
+) -> Duration {
     let left = time.saturating_sub(overhead);
     let mtg = movestogo.unwrap_or(30).clamp(1, 50) as u32;
     let target = left / mtg + inc * 3 / 4;
@@ -202,16 +226,32 @@ impl UciEngine {
     /// An engine writing to `out`, with the uniform evaluator until a network is set.
     pub fn new(out: Output) -> UciEngine {
         let settings = UciSettings::default();
-        let searcher = Searcher::new(Arc::new(UniformEvaluator), SearchConfig::default(), true, 0x5eed);
-        UciEngine { out, game: Game::new(Position::new(settings.variant)), settings, searcher: Some(searcher), running: None }
+        let searcher = Searcher::new(
+            Arc::new(UniformEvaluator),
+            SearchConfig::default(),
+            true,
+            0x5eed,
+        );
+        UciEngine {
+            out,
+            game: Game::new(Position::new(settings.variant)),
+            settings,
+            searcher: Some(searcher),
+            running: None,
+        }
     }
 
     /// Loads a network (as `setoption name WeightsFile` would). Returns a description of
     /// the evaluator, or why the file cannot be used.
     pub fn load_weights(&mut self, path: &Path) -> Result<String, String> {
         self.finish_search();
-        let ev = network_evaluator(path, self.settings.device, self.settings.precision, self.cache_entries())
-            .map_err(|e| format!("cannot load network {}: {e}", path.display()))?;
+        let ev = network_evaluator(
+            path,
+            self.settings.device,
+            self.settings.precision,
+            self.cache_entries(),
+        )
+        .map_err(|e| format!("cannot load network {}: {e}", path.display()))?;
         let description = ev.describe();
         self.searcher_mut().set_evaluator(ev);
         self.settings.weights = Some(path.to_path_buf());
@@ -229,11 +269,15 @@ impl UciEngine {
     }
 
     fn cache_entries(&self) -> usize {
-        (self.settings.hash_mb as u64 * (1 << 20) / CACHE_SHARE / BYTES_PER_CACHE_ENTRY / 2).max(1) as usize
+        (self.settings.hash_mb as u64 * (1 << 20) / CACHE_SHARE / BYTES_PER_CACHE_ENTRY / 2).max(1)
+            as usize
     }
 
     fn max_visits(&self) -> u64 {
-        (self.settings.hash_mb as u64 * (1 << 20) * (CACHE_SHARE - 1) / CACHE_SHARE / BYTES_PER_VISIT).max(1000)
+        (self.settings.hash_mb as u64 * (1 << 20) * (CACHE_SHARE - 1)
+            / CACHE_SHARE
+            / BYTES_PER_VISIT)
+            .max(1000)
     }
 
     fn searcher_mut(&mut self) -> &mut Searcher {
@@ -251,7 +295,10 @@ impl UciEngine {
     /// search finish (as Stockfish does, so piped command lists work), but stops one that
     /// would only end on `stop` (we could not read that `stop` while waiting).
     pub fn settle_search(&mut self) {
-        let endless = self.running.as_ref().is_some_and(|r| r.unbounded || r.control.ponder.load(Ordering::Relaxed));
+        let endless = self
+            .running
+            .as_ref()
+            .is_some_and(|r| r.unbounded || r.control.ponder.load(Ordering::Relaxed));
         if endless {
             self.finish_search();
         } else {
@@ -271,14 +318,21 @@ impl UciEngine {
     /// After a search thread panicked: a new searcher with the uniform evaluator (so the
     /// engine still plays); the error was already reported.
     fn fresh_searcher(&self) -> Searcher {
-        Searcher::new(Arc::new(UniformEvaluator), SearchConfig::default(), true, 0x5eed)
+        Searcher::new(
+            Arc::new(UniformEvaluator),
+            SearchConfig::default(),
+            true,
+            0x5eed,
+        )
     }
 
     /// Handles one input line.
     pub fn handle(&mut self, line: &str) -> Flow {
         let line = line.trim();
         let mut words = line.split_whitespace();
-        let Some(cmd) = words.next() else { return Flow::Continue };
+        let Some(cmd) = words.next() else {
+            return Flow::Continue;
+        };
         match cmd {
             "uci" => self.cmd_uci(),
             "isready" => self.out.line("readyok"),
@@ -302,9 +356,12 @@ impl UciEngine {
                 return Flow::Quit;
             }
             "d" => {
-                self.out.line(&format!("info string fen {}", self.game.position().fen()));
+                self.out
+                    .line(&format!("info string fen {}", self.game.position().fen()));
             }
-            _ => self.out.error(&format!("unknown command '{}'", truncate(cmd))),
+            _ => self
+                .out
+                .error(&format!("unknown command '{}'", truncate(cmd))),
         }
         Flow::Continue
     }
@@ -325,7 +382,9 @@ impl UciEngine {
         // `setoption name <name words> [value <value words>]`; names may contain spaces.
         let rest = line.trim_start_matches("setoption").trim();
         let Some(rest) = rest.strip_prefix("name ") else {
-            return self.out.error("setoption needs 'name <option> [value <value>]'");
+            return self
+                .out
+                .error("setoption needs 'name <option> [value <value>]'");
         };
         let (name, value) = match rest.find(" value ") {
             Some(i) => (rest[..i].trim(), rest[i + 7..].trim()),
@@ -335,7 +394,10 @@ impl UciEngine {
         let spin = |max: u64, min: u64| -> Result<u64, String> {
             match value.parse::<u64>() {
                 Ok(v) if (min..=max).contains(&v) => Ok(v),
-                _ => Err(format!("invalid value '{}' for {name} (expected {min}..{max})", truncate(value))),
+                _ => Err(format!(
+                    "invalid value '{}' for {name} (expected {min}..{max})",
+                    truncate(value)
+                )),
             }
         };
         let result = match name.to_ascii_lowercase().as_str() {
@@ -346,7 +408,10 @@ impl UciEngine {
                     self.searcher_mut().clear();
                     Ok(())
                 }
-                None => Err(format!("unsupported variant '{}' (seirawan or chess)", truncate(value))),
+                None => Err(format!(
+                    "unsupported variant '{}' (seirawan or chess)",
+                    truncate(value)
+                )),
             },
             "threads" => spin(256, 1).map(|n| {
                 self.settings.threads = n as usize;
@@ -356,12 +421,15 @@ impl UciEngine {
             "move overhead" => spin(10_000, 0).map(|n| self.settings.move_overhead_ms = n),
             "weightsfile" | "evalfile" => {
                 if value.is_empty() || value == "<empty>" {
-                    self.searcher_mut().set_evaluator(Arc::new(UniformEvaluator));
+                    self.searcher_mut()
+                        .set_evaluator(Arc::new(UniformEvaluator));
                     self.settings.weights = None;
                     Ok(())
                 } else {
-                    self.load_weights(Path::new(value))
-                        .map(|d| self.out.line(&format!("info string loaded {} ({d})", truncate(value))))
+                    self.load_weights(Path::new(value)).map(|d| {
+                        self.out
+                            .line(&format!("info string loaded {} ({d})", truncate(value)))
+                    })
                 }
             }
             _ => Err(format!("no such option '{}'", truncate(name))),
@@ -384,7 +452,11 @@ impl UciEngine {
                     Err(e) => return self.out.error(&format!("{e}; position unchanged")),
                 }
             }
-            _ => return self.out.error("position needs 'startpos' or 'fen <FEN>'; position unchanged"),
+            _ => {
+                return self
+                    .out
+                    .error("position needs 'startpos' or 'fen <FEN>'; position unchanged")
+            }
         };
         let mut game = Game::new(start);
         let mut rest = words.peekable();
@@ -393,7 +465,8 @@ impl UciEngine {
         }
         for (i, w) in rest.enumerate() {
             if let Err(e) = game.play_uci(w) {
-                self.out.error(&format!("{e} (move {}); position set before it", i + 1));
+                self.out
+                    .error(&format!("{e} (move {}); position set before it", i + 1));
                 break;
             }
         }
@@ -408,7 +481,8 @@ impl UciEngine {
         }
         let overhead = Duration::from_millis(self.settings.move_overhead_ms);
         let mut limits = go.limits(self.game.position().turn(), overhead);
-        let unbounded = limits.infinite || (limits.nodes.is_none() && limits.time.is_none() && limits.depth.is_none());
+        let unbounded = limits.infinite
+            || (limits.nodes.is_none() && limits.time.is_none() && limits.depth.is_none());
         limits.max_visits = Some(self.max_visits());
         let control = Arc::new(SearchControl::default());
         control.ponder.store(go.ponder, Ordering::Relaxed);
@@ -416,16 +490,25 @@ impl UciEngine {
         let game = self.game.clone();
         let out = self.out.clone();
         let ctl = control.clone();
-        let spawned = std::thread::Builder::new().name("search".into()).spawn(move || {
-            let mut report = |info: &crate::search::SearchInfo| out.line(&info.uci_line());
-            let result = searcher.search(&game, &limits, &ctl, &mut report);
-            out.line(&bestmove_line(&game, result, &out));
-            searcher
-        });
+        let spawned = std::thread::Builder::new()
+            .name("search".into())
+            .spawn(move || {
+                let mut report = |info: &crate::search::SearchInfo| out.line(&info.uci_line());
+                let result = searcher.search(&game, &limits, &ctl, &mut report);
+                out.line(&bestmove_line(&game, result, &out));
+                searcher
+            });
         match spawned {
-            Ok(handle) => self.running = Some(Running { control, handle, unbounded }),
+            Ok(handle) => {
+                self.running = Some(Running {
+                    control,
+                    handle,
+                    unbounded,
+                })
+            }
             Err(e) => {
-                self.out.error(&format!("cannot start the search thread: {e}"));
+                self.out
+                    .error(&format!("cannot start the search thread: {e}"));
                 self.searcher = Some(self.fresh_searcher());
                 self.out.line("bestmove (none)");
             }
@@ -436,7 +519,11 @@ impl UciEngine {
 /// The `bestmove` line; a failed search still names a legal move (after reporting why).
 fn bestmove_line(game: &Game, result: anyhow::Result<SearchResult>, out: &Output) -> String {
     match result {
-        Ok(SearchResult { best: Some(m), ponder, .. }) => match ponder {
+        Ok(SearchResult {
+            best: Some(m),
+            ponder,
+            ..
+        }) => match ponder {
             Some(p) => format!("bestmove {m} ponder {p}"),
             None => format!("bestmove {m}"),
         },
@@ -495,7 +582,11 @@ mod tests {
     impl Buf {
         fn take_lines(&self) -> Vec<String> {
             let bytes = std::mem::take(&mut *self.0.lock().unwrap());
-            String::from_utf8(bytes).unwrap().lines().map(str::to_string).collect()
+            String::from_utf8(bytes)
+                .unwrap()
+                .lines()
+                .map(str::to_string)
+                .collect()
         }
     }
 
@@ -518,7 +609,19 @@ mod tests {
         let (mut e, buf) = engine();
         let version = env!("CARGO_PKG_VERSION");
         assert_eq!(
-            session(&mut e, &buf, &["uci", "isready", "", "   ", "xyzzy 1 2", "setoption name UCI_Variant value seirawan", "isready"]),
+            session(
+                &mut e,
+                &buf,
+                &[
+                    "uci",
+                    "isready",
+                    "",
+                    "   ",
+                    "xyzzy 1 2",
+                    "setoption name UCI_Variant value seirawan",
+                    "isready"
+                ]
+            ),
             [
                 format!("id name szero {version}").as_str(),
                 "id author the szero authors",
@@ -594,10 +697,19 @@ mod tests {
     #[test]
     fn go_searches_and_reports() {
         let (mut e, buf) = engine();
-        let out = session(&mut e, &buf, &["position startpos moves e2e4", "go nodes 64"]);
+        let out = session(
+            &mut e,
+            &buf,
+            &["position startpos moves e2e4", "go nodes 64"],
+        );
         assert_eq!(out.len(), 2, "{out:?}");
         let info = &out[0];
-        assert!(info.starts_with("info depth ") && info.contains(" nodes 64 ") && info.contains(" score cp "), "{info}");
+        assert!(
+            info.starts_with("info depth ")
+                && info.contains(" nodes 64 ")
+                && info.contains(" score cp "),
+            "{info}"
+        );
         assert!(info.contains(" wdl ") && info.contains(" pv "), "{info}");
         let best = out[1].split_whitespace().nth(1).unwrap();
         let mut g = Game::new(Position::startpos());
@@ -608,14 +720,34 @@ mod tests {
         let out = session(&mut e, &buf, &["go nodes 32 wtime abc frobs"]);
         assert_eq!(out[0], "info string error: invalid value 'abc' for wtime");
         assert_eq!(out[1], "info string error: unknown go parameter 'frobs'");
-        assert!(out[2].contains(" nodes 32 ") && out[3].starts_with("bestmove "), "{out:?}");
+        assert!(
+            out[2].contains(" nodes 32 ") && out[3].starts_with("bestmove "),
+            "{out:?}"
+        );
 
         // Mate in one is found and announced.
-        let out = session(&mut e, &buf, &["position fen 6k1/5ppp/8/8/8/8/8/R5K1[] w - - 0 1", "go depth 3"]);
-        assert!(out[0].contains("score mate 1") && out[1] == "bestmove a1a8", "{out:?}");
+        let out = session(
+            &mut e,
+            &buf,
+            &[
+                "position fen 6k1/5ppp/8/8/8/8/8/R5K1[] w - - 0 1",
+                "go depth 3",
+            ],
+        );
+        assert!(
+            out[0].contains("score mate 1") && out[1] == "bestmove a1a8",
+            "{out:?}"
+        );
 
         // Checkmated: no move.
-        let out = session(&mut e, &buf, &["position fen R5k1/5ppp/8/8/8/8/8/6K1[] b - - 0 1", "go movetime 10"]);
+        let out = session(
+            &mut e,
+            &buf,
+            &[
+                "position fen R5k1/5ppp/8/8/8/8/8/6K1[] b - - 0 1",
+                "go movetime 10",
+            ],
+        );
         assert_eq!(out.last().unwrap(), "bestmove (none)");
     }
 
@@ -637,6 +769,55 @@ mod tests {
     }
 
     #[test]
+    fn junk_never_crashes() {
+        let (mut e, buf) = engine();
+        let junk = [
+            "go depth",
+            "go movetime -5",
+            "go nodes 18446744073709551615 movetime 5",
+            "go depth 99999999999 movetime 5",
+            "go searchmoves e2e4 d2d4 nodes 5",
+            "go mate 2 movetime 5",
+            "go ponder nodes 5",
+            "ponderhit",
+            "position fen",
+            "position fen moves e2e4",
+            "position startpos moves",
+            "position startpos moves e2e4 e2e4",
+            "position startpos moves \u{e9}\u{e9}\u{e9}\u{e9}",
+            "position fen 8/8/8/8/8/8/8/8[] w - - 0 1",
+            "position fen 4k3/8/8/8/8/8/8/4K3[EEEEhh] w - - 0 1",
+            "setoption",
+            "setoption name",
+            "setoption name Hash value",
+            "setoption name Hash value 99999999999999999999",
+            "setoption name UCI_Variant",
+            "setoption name WeightsFile value <empty>",
+            "\u{0}\u{1}\u{7f}",
+            &"x".repeat(10_000),
+        ];
+        for line in junk {
+            e.handle(line);
+            e.handle("stop");
+            e.handle("isready");
+            let out = buf.take_lines();
+            assert_eq!(
+                out.last().map(String::as_str),
+                Some("readyok"),
+                "after {line:?}: {out:?}"
+            );
+            assert!(
+                out.iter().all(|l| l.len() < 400),
+                "echoed too much: {out:?}"
+            );
+        }
+        e.handle("position startpos");
+        e.handle("go nodes 10");
+        e.wait();
+        assert!(buf.take_lines().last().unwrap().starts_with("bestmove "));
+    }
+
+    #[test]
     fn run_loop_reads_until_quit_or_end_of_input() {
         let buf = Buf::default();
         let mut e = UciEngine::new(Output::new(buf.clone()));
@@ -646,10 +827,25 @@ mod tests {
         // Bounded searches run to completion one after the other, even when piped, and
         // the last one is not cut short by the end of input.
         assert_eq!(out.len(), 8, "{out:?}");
-        assert_eq!(out[..2], ["readyok", "info string error: unknown command '\u{fffd}\u{fffd}'"]);
-        assert!(out[2].contains(" nodes 20 ") && out[3].starts_with("bestmove"), "{out:?}");
-        assert!(out[4].contains(" nodes 10 ") && out[5].starts_with("bestmove"), "{out:?}");
-        assert!(out[6].contains(" nodes 5 ") && out[7].starts_with("bestmove"), "{out:?}");
+        assert_eq!(
+            out[..2],
+            [
+                "readyok",
+                "info string error: unknown command '\u{fffd}\u{fffd}'"
+            ]
+        );
+        assert!(
+            out[2].contains(" nodes 20 ") && out[3].starts_with("bestmove"),
+            "{out:?}"
+        );
+        assert!(
+            out[4].contains(" nodes 10 ") && out[5].starts_with("bestmove"),
+            "{out:?}"
+        );
+        assert!(
+            out[6].contains(" nodes 5 ") && out[7].starts_with("bestmove"),
+            "{out:?}"
+        );
         let buf = Buf::default();
         let mut e = UciEngine::new(Output::new(buf.clone()));
         run(std::io::Cursor::new(b"quit\nisready\n".as_slice()), &mut e).unwrap();
@@ -659,7 +855,10 @@ mod tests {
     #[test]
     fn time_management_never_spends_what_is_not_there() {
         let ms = Duration::from_millis;
-        assert_eq!(time_budget(ms(30_000), ms(0), None, ms(100)), ms(29_900) / 30);
+        assert_eq!(
+            time_budget(ms(30_000), ms(0), None, ms(100)),
+            ms(29_900) / 30
+        );
         assert_eq!(time_budget(ms(50), ms(0), None, ms(100)), ms(0));
         assert_eq!(time_budget(ms(1000), ms(5000), None, ms(100)), ms(360));
         assert_eq!(time_budget(ms(10_000), ms(0), Some(1), ms(100)), ms(7920));
@@ -667,7 +866,13 @@ mod tests {
         assert!(errs.is_empty());
         assert_eq!(go.limits(Color::Black, ms(10)).time, Some(ms(0)));
         assert_eq!(go.limits(Color::White, ms(10)).time, Some(ms(99)));
-        assert_eq!(Go::parse("movetime 5".split_whitespace()).0.limits(Color::White, ms(100)).time, Some(ms(1)));
+        assert_eq!(
+            Go::parse("movetime 5".split_whitespace())
+                .0
+                .limits(Color::White, ms(100))
+                .time,
+            Some(ms(1))
+        );
     }
 
     #[test]
@@ -685,10 +890,20 @@ mod tests {
             e.wait();
             let used = t.elapsed().as_millis() as u64;
             let side = game.position().turn().index();
-            assert!(used < clock[side], "flagged: used {used} of {}", clock[side]);
+            assert!(
+                used < clock[side],
+                "flagged: used {used} of {}",
+                clock[side]
+            );
             clock[side] -= used;
             let out = buf.take_lines();
-            let best = out.last().unwrap().split_whitespace().nth(1).unwrap().to_string();
+            let best = out
+                .last()
+                .unwrap()
+                .split_whitespace()
+                .nth(1)
+                .unwrap()
+                .to_string();
             game.play_uci(&best).unwrap();
             if game.outcome().is_some() {
                 break;
