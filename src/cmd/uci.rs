@@ -10,8 +10,9 @@ use std::process::ExitCode;
 
 #[derive(Args, Debug)]
 pub struct UciArgs {
-    /// Network file to play with (also settable as the `WeightsFile` option). Without one
-    /// the engine searches with uniform priors and values: legal, mate-aware, weak.
+    /// Network file to play with (also settable as the `WeightsFile` option). Default: the
+    /// network shipped in the repository (`models/szero-default.safetensors`) when it is
+    /// there; else a search with uniform priors and values (legal, mate-aware, weak).
     #[arg(long)]
     model: Option<PathBuf>,
     /// Where the network runs: auto, cpu, cuda or cuda:N.
@@ -22,10 +23,15 @@ pub struct UciArgs {
     precision: Precision,
 }
 
+/// The trained network committed with the source, found where this binary was built from.
+const SHIPPED_NETWORK: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/models/szero-default.safetensors");
+
 pub fn run(args: UciArgs) -> Result<ExitCode> {
     let mut engine = UciEngine::new(Output::new(std::io::stdout()));
     engine.set_device(args.device, args.precision);
-    if let Some(model) = &args.model {
+    let shipped = PathBuf::from(SHIPPED_NETWORK);
+    let model = args.model.clone().or_else(|| shipped.exists().then_some(shipped));
+    if let Some(model) = &model {
         // Before the protocol starts, so a wrong path fails loudly instead of silently
         // playing with the uniform evaluator. Diagnostics go to stderr, not to the GUI.
         let description = engine.load_weights(model).map_err(anyhow::Error::msg)?;
