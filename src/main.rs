@@ -15,6 +15,8 @@ struct Cli {
     command: Command,
 }
 
+// Parsed once at start-up: the size of the largest variant does not matter.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
     /// Learn from scratch: self-play, training and gating over one run directory

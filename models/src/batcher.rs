@@ -95,7 +95,7 @@ impl BatchingNetEvaluator {
         for r in &batch {
             let entry = match &result {
                 Ok(raw) => Ok(Arc::new((
-                    slice_rows(&raw, offset, r.n),
+                    slice_rows(raw, offset, r.n),
                     r.n,
                 ))),
                 Err(e) => Err(e.clone()),

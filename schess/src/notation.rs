@@ -160,7 +160,7 @@ impl Position {
                 .filter(|m| m.castle_side() == Some(side))
                 .filter(|m| match (gate, m.gate()) {
                     (None, None) => true,
-                    (Some((p, sq)), Some((mp, msq))) => p == mp && sq.map_or(true, |sq| sq == msq),
+                    (Some((p, sq)), Some((mp, msq))) => p == mp && sq.is_none_or(|sq| sq == msq),
                     _ => false,
                 })
                 .collect()
@@ -175,8 +175,8 @@ impl Position {
                 .filter(|m| !m.is_castle())
                 .filter(|m| m.to() == spec.to && m.gate_piece() == gate && m.promotion() == spec.promotion)
                 .filter(|m| self.role_at(m.from()) == Some(spec.role))
-                .filter(|m| spec.file.map_or(true, |f| m.from().file() == f))
-                .filter(|m| spec.rank.map_or(true, |r| m.from().rank() == r))
+                .filter(|m| spec.file.is_none_or(|f| m.from().file() == f))
+                .filter(|m| spec.rank.is_none_or(|r| m.from().rank() == r))
                 .collect()
         };
         match candidates.as_slice() {
