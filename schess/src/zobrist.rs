@@ -22,7 +22,7 @@ const TOTAL: usize = PIECE_KEYS + 64 + 64 + 8 + 4 + 1;
 
 const fn keys() -> [u64; TOTAL] {
     let mut out = [0u64; TOTAL];
-    let mut state = 0x0005_EED5_C4E5_5u64;
+    let mut state = 0x5E_ED5C_4E55_u64;
     let mut i = 0;
     while i < TOTAL {
         let (s, v) = splitmix(state);
