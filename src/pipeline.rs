@@ -88,6 +88,8 @@ fn ensure_best(cfg: &RunConfig, run: &RunDir) -> Result<()> {
     if !run.best().exists() {
         models::tch::manual_seed(cfg.train.seed as i64);
         let net = models::Net::new(cfg.network.net_config(), models::tch::Device::Cpu)?;
+        // Kept as the first rung of the run's strength ladder.
+        models::checkpoint::save(&net, run.initial(), models::FORMAT_VERSIONS, 0)?;
         models::checkpoint::save(&net, run.best(), models::FORMAT_VERSIONS, 0)?;
     }
     Ok(())

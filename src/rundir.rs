@@ -4,6 +4,7 @@
 //! ```text
 //! <run>/config.toml          the config the run was started with (reference copy)
 //! <run>/best.safetensors     current best network (replaced atomically by the gate)
+//! <run>/initial.safetensors  the generation-0 network (for strength ladders)
 //! <run>/shards/*.shard       self-play games (+ .pgn beside each)
 //! <run>/candidates/          networks the trainer proposes
 //! <run>/trainer/             trainer checkpoints and state
@@ -37,6 +38,10 @@ impl RunDir {
     }
     pub fn best(&self) -> PathBuf {
         self.root.join("best.safetensors")
+    }
+    /// The generation-0 (random) network, kept for comparisons.
+    pub fn initial(&self) -> PathBuf {
+        self.root.join("initial.safetensors")
     }
     pub fn shards(&self) -> PathBuf {
         self.root.join("shards")

@@ -90,6 +90,7 @@ fn check_run(run: &Path) {
         assert!(std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0) > 0, "no events in {}", dir.display());
     }
     assert!(run.join("config.toml").exists());
+    models::checkpoint::read_metadata(run.join("initial.safetensors")).expect("generation-0 network kept");
     // No temporary files left behind.
     for dir in [run.to_path_buf(), run.join("shards"), run.join("candidates"), run.join("gate")] {
         for e in std::fs::read_dir(&dir).unwrap().flatten() {
