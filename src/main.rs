@@ -37,9 +37,31 @@ enum Command {
     Match(cmd::matches::MatchArgs),
     /// Test a candidate network against the best one; with --run, promote it if it passes.
     Gate(cmd::gate::GateArgs),
+    /// Gating research: when, where and what the engine gates, from a run's games or PGN
+    /// (and a network's policy and value); writes an HTML report, CSV tables, SVG charts.
+    GatingReport(cmd::gating_report::GatingReportArgs),
+}
+
+/// libgomp (under libtorch) busy-waits by default, which makes torch 5-10x slower when
+/// the cores are shared; it reads `OMP_WAIT_POLICY` while the libraries load, before
+/// `main`. So if it is unset, run this same program again with it set.
+#[cfg(unix)]
+fn ensure_passive_omp() {
+    use std::os::unix::process::CommandExt;
+    if std::env::var_os("OMP_WAIT_POLICY").is_none() {
+        if let Ok(exe) = std::env::current_exe() {
+            let err = std::process::Command::new(exe)
+                .args(std::env::args_os().skip(1))
+                .env("OMP_WAIT_POLICY", "PASSIVE")
+                .exec();
+            eprintln!("szero: warning: could not re-run with OMP_WAIT_POLICY=PASSIVE: {err}");
+        }
+    }
 }
 
 fn main() -> ExitCode {
+    #[cfg(unix)]
+    ensure_passive_omp();
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => cmd::run::run(args),
@@ -50,6 +72,7 @@ fn main() -> ExitCode {
         Command::Uci(args) => cmd::uci::run(args),
         Command::Match(args) => cmd::matches::run(args),
         Command::Gate(args) => cmd::gate::run(args),
+        Command::GatingReport(args) => cmd::gating_report::run(args),
     };
     match result {
         Ok(code) => code,

@@ -60,7 +60,7 @@ fn main() {
     );
 
     // 2. Self-play with a 6x64 network on the CPU.
-    let settings: &[(usize, usize)] = if full { &[(1, 16), (2, 32), (2, 64), (2, 128)] } else { &[(1, 4)] };
+    let settings: &[(usize, usize)] = if full { &[(1, 16), (2, 32), (2, 64)] } else { &[(1, 4)] };
     for &(threads, per_thread) in settings {
         models::tch::manual_seed(1);
         let net = models::Net::new(models::net_config(6, 64, 2), models::tch::Device::Cpu).unwrap();
@@ -70,7 +70,7 @@ fn main() {
             fast_simulations: 8,
             threads,
             games_per_thread: per_thread,
-            max_plies: if full { 120 } else { 6 },
+            max_plies: if full { 40 } else { 6 },
             ..SelfplayConfig::default()
         };
         let games = if full { threads * per_thread } else { 2 };

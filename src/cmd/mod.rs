@@ -8,3 +8,4 @@ pub mod train;
 pub mod uci;
 pub mod matches;
 pub mod gate;
+pub mod gating_report;

@@ -1,0 +1,218 @@
+//! Research tools for szero. First question (issue #8): what does self-play learn about
+//! *gating* in S-Chess: when the Elephant and the Hawk enter, where, behind which piece,
+//! which comes first, how often one never enters, how that goes with results and across
+//! generations, and what a trained network's policy and value say about it.
+//!
+//! - [`games`]: self-play shards of a run, or PGN files ([`pgn`]), into [`stats::GameSummary`]s.
+//! - [`stats`]: the gating statistics.
+//! - [`network`]: probing a network's policy and value on gating moves.
+//! - [`plots`], [`report`], [`analysis`]: SVG charts, the HTML page and CSV tables.
+//!
+//! [`gating_report`] does it all; `szero gating-report` is its command line.
+
+pub mod analysis;
+pub mod games;
+pub mod network;
+pub mod pgn;
+pub mod plots;
+pub mod report;
+pub mod stats;
+
+use games::{LoadError, LoadOptions, Loaded};
+use models::evaluator::Evaluator;
+use network::{ProbeOptions, ProbeResults};
+use report::Report;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// What `gating_report` reads and writes.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// A run directory (its `shards/`), or a directory of shards.
+    pub run: Option<PathBuf>,
+    pub pgn: Vec<PathBuf>,
+    /// Positions (EPD/FEN, one a line) to probe instead of positions from the games.
+    pub positions: Option<PathBuf>,
+    pub out: PathBuf,
+    /// Threshold of the "first gate by move N" condition.
+    pub by_move: u32,
+    pub probe: ProbeOptions,
+    /// Seed of the choice of probe positions.
+    pub seed: u64,
+    pub title: String,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            run: None,
+            pgn: Vec::new(),
+            positions: None,
+            out: PathBuf::from("gating-report"),
+            by_move: 10,
+            probe: ProbeOptions::default(),
+            seed: 1,
+            title: "Gating report".into(),
+        }
+    }
+}
+
+/// A network to probe.
+pub struct Probe<'a> {
+    pub evaluator: &'a dyn Evaluator,
+    /// Earlier positions the network sees.
+    pub history: usize,
+    /// Shown in the report.
+    pub description: String,
+}
+
+/// Why no report was written.
+#[derive(Debug, thiserror::Error)]
+pub enum ReportError {
+    #[error("nothing to read: give a run directory and/or PGN files")]
+    NoInput,
+    #[error(transparent)]
+    Load(#[from] LoadError),
+    #[error("no usable games in the input ({warnings} warnings; first: {first})")]
+    NoGames { warnings: usize, first: String },
+    #[error("positions: {0:#}")]
+    Positions(anyhow::Error),
+    #[error("probing the network: {0:#}")]
+    Probe(anyhow::Error),
+    #[error(transparent)]
+    Plot(#[from] plots::PlotError),
+    #[error(transparent)]
+    Write(#[from] report::WriteError),
+}
+
+/// Time spent in each phase.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Timings {
+    pub load: Duration,
+    pub probe: Duration,
+    pub build: Duration,
+    pub write: Duration,
+}
+
+impl Timings {
+    pub fn total(&self) -> Duration {
+        self.load + self.probe + self.build + self.write
+    }
+}
+
+/// What a report run produced.
+#[derive(Debug)]
+pub struct Outcome {
+    pub report: Report,
+    pub files: Vec<PathBuf>,
+    pub games: usize,
+    pub warnings: Vec<String>,
+    pub timings: Timings,
+    pub probe: Option<ProbeResults>,
+}
+
+/// Loads the games, probes the network if any, and writes the report into `opts.out`.
+pub fn gating_report(opts: &Options, probe: Option<Probe>) -> Result<Outcome, ReportError> {
+    if opts.run.is_none() && opts.pgn.is_empty() {
+        return Err(ReportError::NoInput);
+    }
+    let mut timings = Timings::default();
+    let t = Instant::now();
+    let load_opts = LoadOptions {
+        probe_history: probe.as_ref().filter(|_| opts.positions.is_none()).map(|p| p.history),
+        seed: opts.seed,
+    };
+    let mut loaded = Loaded::default();
+    if let Some(run) = &opts.run {
+        loaded.append(games::load_run(run, load_opts)?);
+    }
+    for p in &opts.pgn {
+        loaded.append(games::load_pgn(p, load_opts)?);
+    }
+    if loaded.games.is_empty() {
+        return Err(ReportError::NoGames {
+            warnings: loaded.warnings.len(),
+            first: loaded.warnings.first().cloned().unwrap_or_else(|| "none".into()),
+        });
+    }
+    timings.load = t.elapsed();
+
+    let t = Instant::now();
+    let mut warnings = std::mem::take(&mut loaded.warnings);
+    let probed = match &probe {
+        None => None,
+        Some(p) => {
+            let candidates = match &opts.positions {
+                Some(file) => {
+                    let (c, w) = network::read_positions(file).map_err(ReportError::Positions)?;
+                    warnings.extend(w);
+                    c
+                }
+                None => std::mem::take(&mut loaded.probes),
+            };
+            Some(network::probe(p.evaluator, p.history, &candidates, opts.probe).map_err(ReportError::Probe)?)
+        }
+    };
+    timings.probe = t.elapsed();
+
+    let t = Instant::now();
+    let meta = vec![
+        ("Inputs".to_string(), describe_inputs(opts)),
+        ("Files read".to_string(), format!("{} ({} games skipped)", loaded.files, loaded.skipped_games)),
+    ];
+    let mut report = analysis::build(analysis::Input {
+        title: opts.title.clone(),
+        games: &loaded.games,
+        meta,
+        warnings: warnings.clone(),
+        by_move: opts.by_move,
+        probe: probed.as_ref().zip(probe.as_ref()).map(|(r, p)| (r, p.description.clone())),
+    })?;
+    timings.build = t.elapsed();
+    // Measured before writing, so the page can state how long it took to make.
+    report.meta.push((
+        "Generation time".into(),
+        format!(
+            "load and replay {:.2} s, network probe {:.2} s, statistics and charts {:.2} s",
+            timings.load.as_secs_f64(),
+            timings.probe.as_secs_f64(),
+            timings.build.as_secs_f64()
+        ),
+    ));
+
+    let t = Instant::now();
+    let files = report.write(&opts.out)?;
+    timings.write = t.elapsed();
+    Ok(Outcome { games: loaded.games.len(), report, files, warnings, timings, probe: probed })
+}
+
+fn describe_inputs(opts: &Options) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    if let Some(r) = &opts.run {
+        parts.push(format!("run {}", r.display()));
+    }
+    parts.extend(opts.pgn.iter().map(|p| format!("PGN {}", p.display())));
+    if let Some(p) = &opts.positions {
+        parts.push(format!("positions {}", p.display()));
+    }
+    parts.join("; ")
+}
+
+/// Loads a network checkpoint for probing (F32; `device` as resolved by the caller).
+pub fn load_network(
+    path: &Path,
+    device: models::tch::Device,
+) -> anyhow::Result<(models::evaluator::NetEvaluator, usize, String)> {
+    let (net, meta) = models::checkpoint::load(path, models::FORMAT_VERSIONS, device, models::Precision::F32)?;
+    let c = net.config().clone();
+    let history = models::history_of(&c)
+        .ok_or_else(|| anyhow::anyhow!("{}: input planes {} match no history length", path.display(), c.input_planes))?;
+    let description = format!(
+        "{} ({} blocks x {} channels, history {history}, training step {})",
+        path.display(),
+        c.blocks,
+        c.channels,
+        meta.training_step
+    );
+    Ok((models::evaluator::NetEvaluator::new(net, history), history, description))
+}

@@ -1,0 +1,155 @@
+//! The whole report: files written, known tables, the control variant, a network probe
+//! with the uniform evaluator (known answers) and with a real (tiny, untrained) network.
+
+use models::evaluator::UniformEvaluator;
+use research::network::ProbeOptions;
+use research::{gating_report, Options, Probe, ReportError};
+use selfplay::GameRecord;
+
+fn record(variant: &str, fen: &str, moves: &[&str], result: i8, generation: u32) -> GameRecord {
+    GameRecord {
+        variant: variant.into(),
+        start_fen: fen.into(),
+        moves: moves.iter().map(|m| m.to_string()).collect(),
+        samples: vec![],
+        result,
+        termination: "max-length".into(),
+        generation,
+        resign_disabled: false,
+        would_have_resigned: None,
+    }
+}
+
+fn run_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let shards = dir.path().join("shards");
+    std::fs::create_dir(&shards).unwrap();
+    let s = schess::STARTING_FEN;
+    let games = vec![
+        record("seirawan", s, &["b1c3e", "e7e5", "g1f3", "b8c6h", "e2e4", "d7d6", "f1c4", "c8g4e", "h1e1h"], 1, 0),
+        record("seirawan", s, &["e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "f8c5", "e1g1e"], -1, 1),
+        record("chess", schess::Variant::Chess.start_fen(), &["e2e4", "e7e5"], 0, 1),
+    ];
+    selfplay::shard::write(&shards.join("gen0000-a.shard"), &games).unwrap();
+    dir
+}
+
+fn read(dir: &std::path::Path, name: &str) -> String {
+    std::fs::read_to_string(dir.join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+#[test]
+fn writes_html_csv_and_svg_with_known_tables() {
+    let run = run_dir();
+    let out = tempfile::tempdir().unwrap();
+    let opts = Options { run: Some(run.path().to_path_buf()), out: out.path().to_path_buf(), by_move: 3, ..Options::default() };
+    let probe = Probe { evaluator: &UniformEvaluator, history: 2, description: "uniform".into() };
+    let outcome = gating_report(&opts, Some(probe)).unwrap();
+    assert_eq!(outcome.games, 3);
+    let html = read(out.path(), "report.html");
+    assert!(html.contains("<svg") && html.contains("seirawan (2 games)") && html.contains("chess (1 games)"));
+    assert!(!html.contains("<?xml"));
+    for f in ["variants", "entry", "entry_moves", "by_square", "by_file", "by_via", "first_piece", "scores", "generations"] {
+        assert!(out.path().join(format!("{f}.csv")).exists(), "{f}.csv");
+    }
+    for f in ["entry_moves", "by_file", "by_via", "scores", "generations_shares", "policy_by_via", "value_by_via"] {
+        assert!(read(out.path(), &format!("{f}.svg")).contains("</svg>"), "{f}.svg");
+    }
+    assert_eq!(
+        read(out.path(), "by_via.csv"),
+        "via,E,H,E share,H share,E mean move,H mean move\n\
+         bishop,1,0,0.3333,0.0000,4.00,\n\
+         knight,1,1,0.3333,0.5000,1.00,2.00\n\
+         castling-king-square,1,0,0.3333,0.0000,4.00,\n\
+         castling-rook-square,0,1,0.0000,0.5000,,5.00\n"
+    );
+    let variants = read(out.path(), "variants.csv");
+    assert!(variants.starts_with("variant,games,"));
+    assert!(variants.contains("\nchess,1,2.00,0,1,0,0.5000,0,0.000,max-length 1\n"), "{variants}");
+    let scores = read(out.path(), "scores.csv");
+    assert!(scores.contains("E first,both,2,1,0,1,0.5000\n"), "{scores}");
+    assert!(scores.contains("first gate after move 3,white,1,0,0,1,0.0000\n"), "{scores}");
+    // Uniform policy: exactly indifferent between gating and not.
+    let policy = read(out.path(), "policy_by_via.csv");
+    for line in policy.lines().skip(1) {
+        let cells: Vec<&str> = line.split(',').collect();
+        assert!(cells[2] == "0.5000" || cells[2].is_empty(), "{line}");
+    }
+    let probe = outcome.probe.unwrap();
+    assert_eq!(probe.positions, 2);
+    assert!(probe.values.iter().all(|v| v.twin_value == Some(v.value)));
+}
+
+#[test]
+fn control_games_alone_report_no_gating() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("chess.pgn");
+    std::fs::write(&pgn, "[Event \"x\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6 4. Qxf7# 1-0\n").unwrap();
+    let out = dir.path().join("out");
+    let opts = Options { pgn: vec![pgn], out: out.clone(), ..Options::default() };
+    let outcome = gating_report(&opts, None).unwrap();
+    assert_eq!(outcome.games, 1);
+    let html = read(&out, "report.html");
+    assert!(html.contains("chess (1 games)") && html.contains("there is no gating to analyse"), "{html}");
+    assert!(!out.join("by_via.csv").exists());
+}
+
+#[test]
+fn bad_input_is_an_error_naming_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    let missing = dir.path().join("nope.pgn");
+    let err = gating_report(&Options { pgn: vec![missing], out: out.clone(), ..Options::default() }, None).unwrap_err();
+    assert!(err.to_string().contains("nope.pgn"), "{err}");
+    assert!(matches!(gating_report(&Options { out: out.clone(), ..Options::default() }, None), Err(ReportError::NoInput)));
+    let junk = dir.path().join("junk.pgn");
+    std::fs::write(&junk, "[Variant \"Seirawan\"]\n\n1. Zz9 *\n").unwrap();
+    let err = gating_report(&Options { pgn: vec![junk], out, ..Options::default() }, None).unwrap_err();
+    assert!(matches!(err, ReportError::NoGames { .. }) && err.to_string().contains("junk.pgn:1"), "{err}");
+}
+
+#[test]
+fn probes_a_real_network_from_a_checkpoint_and_a_position_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let net = models::Net::new(models::net_config(1, 8, 2), models::tch::Device::Cpu).unwrap();
+    let model = dir.path().join("tiny.safetensors");
+    models::checkpoint::save(&net, &model, models::FORMAT_VERSIONS, 7).unwrap();
+    let (evaluator, history, description) = research::load_network(&model, models::tch::Device::Cpu).unwrap();
+    assert_eq!(history, 2);
+    assert!(description.contains("training step 7"));
+    let positions = dir.path().join("positions.epd");
+    std::fs::write(
+        &positions,
+        format!(
+            "# S-Chess positions\n{}\nr3k2r/8/8/8/8/8/8/R3K2R[EHeh] w KQkq - id \"castle\";\nnot a fen\n{}\n",
+            schess::STARTING_FEN,
+            schess::Variant::Chess.start_fen()
+        ),
+    )
+    .unwrap();
+    let run = run_dir();
+    let out = dir.path().join("out");
+    let opts = Options {
+        run: Some(run.path().to_path_buf()),
+        positions: Some(positions),
+        out: out.clone(),
+        probe: ProbeOptions { value_moves: 0, ..ProbeOptions::default() },
+        ..Options::default()
+    };
+    let probe = Probe { evaluator: &evaluator, history, description };
+    let outcome = gating_report(&opts, Some(probe)).unwrap();
+    assert!(outcome.warnings.iter().any(|w| w.contains("positions.epd:4")), "{:?}", outcome.warnings);
+    let p = outcome.probe.unwrap();
+    // Start and the castling position can gate; the chess start cannot.
+    assert_eq!((p.positions, p.without_gates), (2, 1));
+    // Castling position: O-O and O-O-O each with E/H on the king's or the rook's square.
+    for via in ["castling-king-square", "castling-rook-square"] {
+        assert!(p.values.iter().any(|v| v.via.name() == via && v.origin == "positions.epd:3"), "{via}");
+    }
+    for v in &p.values {
+        assert!((-1.0..=1.0).contains(&v.value) && v.twin_value.is_some() && v.other_piece_value.is_some());
+    }
+    let split = p.mean_mass();
+    assert!((split.gating + split.twins + split.other - 1.0).abs() < 1e-4);
+    assert!(read(&out, "value_moves.csv").lines().count() > 1);
+}
