@@ -15,12 +15,12 @@ use crate::rundir::RunDir;
 use anyhow::{Context, Result};
 use eval::gate::{append_log, promote, read_log, test_candidate};
 use indicatif::{ProgressBar, ProgressStyle};
-use selfplay::runner::{play, RunOptions};
+use selfplay::runner::{play_into, RunOptions};
 use selfplay::stats::SelfplayStats;
 use selfplay::writer::ShardWriter;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{mpsc, Mutex};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 use trainer::tb::TbWriter;
 use trainer::{StopReason, Trainer};
@@ -120,19 +120,11 @@ fn selfplay_stage(cfg: &RunConfig, run: &RunDir, status: &Status, stop: &AtomicB
         let mut writer = ShardWriter::new(&run.shards(), &format!("gen{generation:04}"), cfg.selfplay.games_per_shard, cfg.run.pgn)?;
         let opts = RunOptions { games: cfg.run.selfplay_chunk_games, generation, seed };
         seed = seed.wrapping_add(1);
-        let (tx, rx) = mpsc::channel();
-        std::thread::scope(|s| -> Result<()> {
-            let worker = s.spawn(|| play(&cfg.selfplay, evaluator.as_ref(), &opts, stop, tx));
-            for record in rx {
-                stats.add(&record);
-                status.games.fetch_add(1, Ordering::Relaxed);
-                status.positions.fetch_add(record.moves.len() as u64, Ordering::Relaxed);
-                writer.push(record)?;
-            }
-            worker.join().map_err(|_| anyhow::anyhow!("self-play worker panicked"))??;
-            Ok(())
+        play_into(&cfg.selfplay, evaluator.as_ref(), &opts, stop, &mut writer, |record| {
+            stats.add(record);
+            status.games.fetch_add(1, Ordering::Relaxed);
+            status.positions.fetch_add(record.moves.len() as u64, Ordering::Relaxed);
         })?;
-        writer.flush()?;
         if let Some(tb) = tb.as_mut() {
             let step = games_before + stats.games;
             let _ = tb.scalar("selfplay/game_length", stats.mean_length(), step);

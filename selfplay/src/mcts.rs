@@ -577,9 +577,16 @@ impl Tree {
         let target = self.root_visits() + simulations;
         while self.root_visits() < target {
             let Some(leaf) = self.select_leaf(cfg, noise, 64) else { break };
-            let eval = evaluator.evaluate(&[&leaf.history])?;
-            self.expand_and_backup(&leaf, &eval[0]);
+            self.evaluate_leaf(evaluator, &leaf)?;
         }
+        Ok(())
+    }
+
+    /// Evaluates one leaf on its own and backs it up.
+    fn evaluate_leaf(&mut self, evaluator: &dyn Evaluator, leaf: &Leaf) -> anyhow::Result<()> {
+        let eval = evaluator.evaluate(&[&leaf.history])?;
+        let eval = eval.first().ok_or_else(|| anyhow::anyhow!("evaluator returned no evaluation"))?;
+        self.expand_and_backup(leaf, eval);
         Ok(())
     }
 
@@ -595,8 +602,7 @@ impl Tree {
     ) -> anyhow::Result<()> {
         if !self.nodes[0].expanded {
             if let Some(leaf) = self.select_leaf(cfg, false, 1) {
-                let eval = evaluator.evaluate(&[&leaf.history])?;
-                self.expand_and_backup(&leaf, &eval[0]);
+                self.evaluate_leaf(evaluator, &leaf)?;
             }
         }
         self.setup_root(cfg, simulations, noise, rng);

@@ -270,3 +270,27 @@ fn worker(
 pub fn uses_gumbel(cfg: &SelfplayConfig) -> bool {
     cfg.search.root_mode == RootMode::Gumbel
 }
+
+/// Plays like [`play`] on a worker thread while this thread hands each finished game to
+/// `on_game` and then to `writer`; flushes the writer at the end (also after an error,
+/// so the games already played are kept).
+pub fn play_into(
+    cfg: &SelfplayConfig,
+    evaluator: &dyn Evaluator,
+    opts: &RunOptions,
+    stop: &AtomicBool,
+    writer: &mut crate::writer::ShardWriter,
+    mut on_game: impl FnMut(&GameRecord),
+) -> anyhow::Result<()> {
+    let (tx, rx) = mpsc::channel();
+    let result = std::thread::scope(|s| -> anyhow::Result<()> {
+        let worker = s.spawn(|| play(cfg, evaluator, opts, stop, tx));
+        for record in rx {
+            on_game(&record);
+            writer.push(record)?;
+        }
+        worker.join().map_err(|_| anyhow::anyhow!("self-play worker panicked"))?
+    });
+    writer.flush()?;
+    result
+}

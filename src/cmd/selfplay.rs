@@ -7,13 +7,12 @@ use indicatif::{ProgressBar, ProgressStyle};
 use models::batcher::BatchingNetEvaluator;
 use models::evaluator::{Evaluator, NetEvaluator};
 use models::Net;
-use selfplay::runner::{play, RunOptions};
+use selfplay::runner::{play_into, RunOptions};
 use selfplay::stats::SelfplayStats;
 use selfplay::writer::ShardWriter;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
-use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 #[derive(Args, Debug)]
@@ -88,23 +87,15 @@ pub fn run(args: SelfplayArgs) -> Result<ExitCode> {
     let mut writer = ShardWriter::new(&args.out, &format!("gen{:04}", args.generation), cfg.selfplay.games_per_shard, args.pgn)?;
     let bar = ProgressBar::new(args.games as u64);
     bar.set_style(ProgressStyle::with_template("{bar:30} {pos}/{len} games {elapsed} | {msg}").expect("valid template"));
-    let (tx, rx) = mpsc::channel();
     let stop = AtomicBool::new(false);
     let opts = RunOptions { games: args.games, generation: args.generation, seed: args.seed };
     let start = Instant::now();
     let mut stats = SelfplayStats::default();
-    let result = std::thread::scope(|s| -> Result<()> {
-        let worker = s.spawn(|| play(&cfg.selfplay, evaluator.as_ref(), &opts, &stop, tx));
-        for record in rx {
-            stats.add(&record);
-            writer.push(record)?;
-            bar.inc(1);
-            bar.set_message(status_line(&stats, start.elapsed().as_secs_f64()));
-        }
-        worker.join().map_err(|_| anyhow::anyhow!("self-play worker panicked"))??;
-        Ok(())
+    let result = play_into(&cfg.selfplay, evaluator.as_ref(), &opts, &stop, &mut writer, |record| {
+        stats.add(record);
+        bar.inc(1);
+        bar.set_message(status_line(&stats, start.elapsed().as_secs_f64()));
     });
-    writer.flush()?;
     bar.finish();
     result?;
     println!("{}", status_line(&stats, start.elapsed().as_secs_f64()));
