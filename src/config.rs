@@ -32,6 +32,9 @@ pub struct NetworkConfig {
     pub policy_channels: i64,
     /// Channels of the 1x1 convolution feeding the value head.
     pub value_channels: i64,
+    /// Global pooling (mean and max over the board) in the value head instead of
+    /// flattening: material and other counts are learnt from far fewer games.
+    pub value_pooling: bool,
     /// `auto` (CUDA when available), `cpu`, `cuda` or `cuda:N`.
     pub device: DeviceChoice,
     /// Inference precision: `auto` (bf16 on CUDA, f32 on CPU), `f32` or `bf16`.
@@ -46,6 +49,7 @@ impl Default for NetworkConfig {
             history: models::encoding::DEFAULT_HISTORY,
             policy_channels: 16,
             value_channels: 16,
+            value_pooling: false,
             device: DeviceChoice::Auto,
             precision: Precision::Auto,
         }
@@ -57,6 +61,7 @@ impl NetworkConfig {
         let mut c = models::net_config(self.blocks, self.channels, self.history);
         c.policy_channels = self.policy_channels;
         c.value_channels = self.value_channels;
+        c.value_pooling = self.value_pooling;
         c
     }
 }

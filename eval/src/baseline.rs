@@ -5,32 +5,9 @@ use crate::player::{Player, PlayerError};
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
-use schess::{Color, Game, Move, Position, Role};
+use schess::{Game, Move, Position};
 
-/// Material values in pawns. The Elephant (rook + knight) is close to a queen and the
-/// Hawk (bishop + knight) a little below: the usual S-Chess estimates.
-pub fn piece_value(role: Role) -> i32 {
-    match role {
-        Role::Pawn => 1,
-        Role::Knight | Role::Bishop => 3,
-        Role::Rook => 5,
-        Role::Queen => 9,
-        Role::Elephant => 8,
-        Role::Hawk => 7,
-        Role::King => 0,
-    }
-}
-
-/// Material of `color`: pieces on the board plus pieces in hand (so that gating is
-/// material-neutral, as it is).
-pub fn material(pos: &Position, color: Color) -> i32 {
-    let board: i32 = Role::ALL
-        .iter()
-        .map(|&r| piece_value(r) * pos.pieces(color, r).count() as i32)
-        .sum();
-    let hand: i32 = pos.hand(color).iter().map(|p| piece_value(p.role())).sum();
-    board + hand
-}
+pub use schess::material::{material, piece_value};
 
 /// Plays uniformly random legal moves.
 pub struct RandomPlayer {
@@ -144,16 +121,6 @@ impl Player for GreedyPlayer {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn start_material_counts_hands() {
-        let pos = Position::startpos();
-        assert_eq!(
-            material(&pos, Color::White),
-            8 + 2 * 5 + 2 * 3 + 2 * 3 + 9 + 8 + 7
-        );
-        assert_eq!(material(&pos, Color::White), material(&pos, Color::Black));
-    }
 
     #[test]
     fn greedy_mates_captures_and_avoids_mate() {

@@ -39,6 +39,13 @@ pub struct NetConfig {
     pub value_channels: i64,
     /// Hidden width of the value MLP.
     pub value_hidden: i64,
+    /// Reduce the value head's board by global pooling (mean and max over the squares,
+    /// KataGo's value head) instead of flattening it (lc0's). Pooling shares one weight
+    /// across all squares, so a global count such as material is a single linear
+    /// feature, learnt from far fewer games than 64 separate per-square weights.
+    /// Absent in checkpoints written before it existed: they flatten.
+    #[serde(default)]
+    pub value_pooling: bool,
     /// Optional moves-left head (predicts remaining plies; helps prefer faster wins).
     pub moves_left: Option<MovesLeftConfig>,
 }
@@ -83,6 +90,7 @@ impl NetConfig {
             policy_channels: 32,
             value_channels: 32,
             value_hidden: 128,
+            value_pooling: false,
             moves_left: Some(MovesLeftConfig {
                 channels: 8,
                 hidden: 128,

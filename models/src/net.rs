@@ -332,7 +332,7 @@ impl PolicyHead {
         let pc = cfg.policy_channels;
         PolicyHead {
             conv: ConvBn::new(p, cfg.channels, pc, 1, BnInit::One),
-            fc: nn::linear(p / "fc", pc * SQUARES, cfg.policy_size, Default::default()),
+            fc: nn::linear(p / "fc", pc * SQUARES, cfg.policy_size, zero_init()),
         }
     }
 
@@ -345,31 +345,48 @@ impl PolicyHead {
     }
 }
 
-/// 1x1 conv, flatten, two-layer MLP: shared shape of the value and moves-left heads.
+/// A linear output layer that starts at zero, so that a fresh network has a uniform
+/// policy, an even W/D/L and a zero moves-left guess (softplus 0.69). Generation 0 is
+/// then plain search with uniform priors, a fair first opponent for the gate, instead of
+/// a random network whose arbitrary preferences (an early queen sortie, say) happen to
+/// win or lose games; the hidden layers keep their random initialisation, so gradients
+/// still flow.
+fn zero_init() -> nn::LinearConfig {
+    nn::LinearConfig { ws_init: nn::Init::Const(0.0), bs_init: Some(nn::Init::Const(0.0)), bias: true }
+}
+
+/// 1x1 conv, flatten (or pool), two-layer MLP: shared shape of the value and
+/// moves-left heads.
 #[derive(Debug)]
 struct MlpHead {
     conv: ConvBn,
+    pool: bool,
     fc1: nn::Linear,
     fc2: nn::Linear,
 }
 
 impl MlpHead {
-    fn new(p: &nn::Path, c_in: i64, channels: i64, hidden: i64, out: i64) -> Self {
+    fn new(p: &nn::Path, c_in: i64, channels: i64, hidden: i64, out: i64, pool: bool) -> Self {
+        // Pooling yields the mean and the max of each channel.
+        let features = if pool { 2 * channels } else { channels * SQUARES };
         MlpHead {
             conv: ConvBn::new(p, c_in, channels, 1, BnInit::One),
-            fc1: nn::linear(p / "fc1", channels * SQUARES, hidden, Default::default()),
-            fc2: nn::linear(p / "fc2", hidden, out, Default::default()),
+            pool,
+            fc1: nn::linear(p / "fc1", features, hidden, Default::default()),
+            fc2: nn::linear(p / "fc2", hidden, out, zero_init()),
         }
     }
 
     fn forward_t(&self, xs: &Tensor, train: bool) -> Tensor {
-        self.conv
-            .forward_t(xs, train)
-            .relu()
-            .flatten(1, -1)
-            .apply(&self.fc1)
-            .relu()
-            .apply(&self.fc2)
+        let h = self.conv.forward_t(xs, train).relu();
+        let features = if self.pool {
+            let flat = h.flatten(2, -1);
+            let (max, _) = flat.max_dim(2, false);
+            Tensor::cat(&[flat.mean_dim(&[2i64][..], false, None), max], 1)
+        } else {
+            h.flatten(1, -1)
+        };
+        features.apply(&self.fc1).relu().apply(&self.fc2)
     }
 }
 
@@ -384,6 +401,7 @@ impl ValueHead {
             cfg.value_channels,
             cfg.value_hidden,
             WDL,
+            cfg.value_pooling,
         ))
     }
 
@@ -399,7 +417,7 @@ struct MovesLeftHead(MlpHead);
 
 impl MovesLeftHead {
     fn new(p: &nn::Path, c_in: i64, channels: i64, hidden: i64) -> Self {
-        MovesLeftHead(MlpHead::new(p, c_in, channels, hidden, 1))
+        MovesLeftHead(MlpHead::new(p, c_in, channels, hidden, 1, false))
     }
 
     fn forward_t(&self, xs: &Tensor, train: bool) -> Tensor {
@@ -435,6 +453,22 @@ mod tests {
                 assert_eq!(out.concat().size(), [4, cfg.output_width()]);
             }
         }
+    }
+
+    #[test]
+    fn pooled_value_head() {
+        let mut cfg = tiny_config(false, true);
+        cfg.value_pooling = true;
+        let mut net = Net::new(cfg, Device::Cpu).unwrap();
+        // Mean and max of each of the 2 value channels feed the MLP.
+        assert_eq!(net.var_store().variables()["value.fc1.weight"].size(), [16, 4]);
+        randomize(&mut net, 7);
+        let xs = Tensor::randn([4, 5, 8, 8], (Kind::Float, Device::Cpu));
+        let out = net.forward_t(&xs, false).unwrap();
+        assert_eq!(out.wdl.size(), [4, 3]);
+        // The pooled features still carry the input.
+        let other = net.forward_t(&(xs.shallow_clone() * 2.0), false).unwrap();
+        assert!(!out.wdl.allclose(&other.wdl, 1e-6, 1e-6, false));
     }
 
     #[test]

@@ -16,6 +16,7 @@ pub(crate) fn tiny_config(se: bool, moves_left: bool) -> NetConfig {
         policy_channels: 2,
         value_channels: 2,
         value_hidden: 16,
+        value_pooling: false,
         moves_left: moves_left.then_some(MovesLeftConfig {
             channels: 2,
             hidden: 8,

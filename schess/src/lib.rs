@@ -29,6 +29,7 @@ pub mod bitboard;
 mod error;
 mod fen;
 pub mod game;
+pub mod material;
 mod movegen;
 mod mv;
 pub mod notation;

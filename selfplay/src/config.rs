@@ -14,6 +14,21 @@ pub enum RootMode {
     Gumbel,
 }
 
+/// How self-play scores a game that reaches `max_plies`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum MaxLengthResult {
+    /// A draw: pure self-play, the network learns from real game ends only.
+    #[default]
+    Draw,
+    /// A win for the side whose live material (pawns; hand pieces while they can still be
+    /// gated) leads by at least `material_margin`, else a draw. A bootstrap for small
+    /// machines: games of a still-random network rarely end on their own, and a draw
+    /// teaches nothing, while material is what such a network can learn first. It puts
+    /// human piece values into the targets, so leave it off for a pure run.
+    Material,
+}
+
 /// MCTS parameters.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -83,8 +98,11 @@ pub struct SelfplayConfig {
     pub resign_plies: u32,
     /// Fraction of games played out with resignation disabled (false-resign measurement).
     pub resign_disabled_fraction: f32,
-    /// Adjudicate a draw after this many plies.
+    /// Stop a game after this many plies; `max_length_result` says how it is scored.
     pub max_plies: u32,
+    pub max_length_result: MaxLengthResult,
+    /// The material lead (in pawns) that wins a game adjudicated by material.
+    pub material_margin: u32,
     /// Games played at once by each worker thread (their leaves are batched together).
     pub games_per_thread: usize,
     /// Worker threads (0 = one per core).
@@ -108,6 +126,8 @@ impl Default for SelfplayConfig {
             resign_plies: 3,
             resign_disabled_fraction: 0.1,
             max_plies: 300,
+            max_length_result: MaxLengthResult::Draw,
+            material_margin: 3,
             games_per_thread: 32,
             threads: 0,
             games_per_shard: 64,

@@ -1,6 +1,6 @@
 //! Self-play: many games per worker thread, their leaves evaluated in one batch per round.
 
-use crate::config::{RootMode, SelfplayConfig};
+use crate::config::{MaxLengthResult, RootMode, SelfplayConfig};
 use crate::mcts::{Leaf, Tree};
 use crate::shard::{GameRecord, Sample};
 use models::evaluator::Evaluator;
@@ -148,6 +148,12 @@ impl Slot {
             });
         }
         if self.game.ply() as u32 >= cfg.max_plies {
+            if cfg.max_length_result == MaxLengthResult::Material {
+                let lead = schess::material::live_balance(self.game.position());
+                if lead.unsigned_abs() >= cfg.material_margin.max(1) {
+                    return Some((lead.signum() as i8, "material-adjudication"));
+                }
+            }
             return Some((0, "max-length"));
         }
         None

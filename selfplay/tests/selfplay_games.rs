@@ -4,6 +4,7 @@ use models::evaluator::UniformEvaluator;
 use models::policy_index::{move_of, policy_move};
 use schess::Color;
 use selfplay::runner::{play, RunOptions};
+use selfplay::config::MaxLengthResult;
 use selfplay::{RootMode, SelfplayConfig};
 use std::sync::atomic::AtomicBool;
 use std::sync::mpsc;
@@ -27,10 +28,23 @@ fn check(records: &[selfplay::GameRecord], cfg: &SelfplayConfig) {
                 let winner = game.position().turn().flip();
                 assert_eq!(r.result_for(winner), 1);
             }
-            "max-length" | "repetition" | "stalemate" | "fifty-moves" | "insufficient-material" => {
+            "max-length" => {
+                assert_eq!(r.result, 0);
+                if cfg.max_length_result == MaxLengthResult::Material {
+                    assert!(schess::material::live_balance(game.position()).unsigned_abs() < cfg.material_margin);
+                }
+            }
+            "repetition" | "stalemate" | "fifty-moves" | "insufficient-material" => {
                 assert_eq!(r.result, 0)
             }
             "resign" => assert_ne!(r.result, 0),
+            "material-adjudication" => {
+                assert_eq!(cfg.max_length_result, MaxLengthResult::Material);
+                assert_eq!(game.ply() as u32, cfg.max_plies);
+                let lead = schess::material::live_balance(game.position());
+                assert!(lead.unsigned_abs() >= cfg.material_margin);
+                assert_eq!(r.result as i32, lead.signum());
+            }
             t => panic!("unknown termination {t}"),
         }
         for s in &r.samples {
@@ -81,4 +95,26 @@ fn gumbel_games_are_complete_and_sound() {
     assert_eq!(records.len(), 2);
     assert!(records.iter().all(|r| r.samples.len() == r.moves.len()));
     check(&records, &cfg);
+}
+
+#[test]
+fn material_adjudication_scores_long_games_by_material() {
+    let cfg = SelfplayConfig {
+        simulations: 4,
+        fast_simulations: 2,
+        full_search_fraction: 0.5,
+        max_plies: 50,
+        max_length_result: MaxLengthResult::Material,
+        material_margin: 2,
+        games_per_thread: 8,
+        threads: 1,
+        ..SelfplayConfig::default()
+    };
+    let records = run(&cfg, 16);
+    assert_eq!(records.len(), 16);
+    check(&records, &cfg);
+    // Near-random games of 50 plies rarely end on their own, and after 25 moves of
+    // captures most stand two pawns apart.
+    let adjudicated = records.iter().filter(|r| r.termination == "material-adjudication").count();
+    assert!(adjudicated >= 4, "only {adjudicated} of 16 games adjudicated by material");
 }

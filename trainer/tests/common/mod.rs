@@ -17,6 +17,7 @@ pub fn tiny_net() -> NetConfig {
         policy_channels: 2,
         value_channels: 2,
         value_hidden: 16,
+        value_pooling: false,
         moves_left: Some(MovesLeftConfig {
             channels: 2,
             hidden: 8,
