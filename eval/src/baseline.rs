@@ -7,7 +7,7 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use schess::{Game, Move, Position};
 
-pub use schess::material::{material, piece_value};
+use schess::material::material;
 
 /// Plays uniformly random legal moves.
 pub struct RandomPlayer {

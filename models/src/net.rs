@@ -346,7 +346,8 @@ impl PolicyHead {
 }
 
 /// A linear output layer that starts at zero, so that a fresh network has a uniform
-/// policy, an even W/D/L and a zero moves-left guess (softplus 0.69). Generation 0 is
+/// policy, an even W/D/L and the same moves-left guess everywhere (softplus(0), about
+/// 0.69). Generation 0 is
 /// then plain search with uniform priors, a fair first opponent for the gate, instead of
 /// a random network whose arbitrary preferences (an early queen sortie, say) happen to
 /// win or lose games; the hidden layers keep their random initialisation, so gradients

@@ -11,6 +11,22 @@ const SIZE: (u32, u32) = (840, 360);
 /// Room on the right for the legend, drawn outside the plot so it never hides data.
 const LEGEND_WIDTH: u32 = 190;
 
+/// The layout every chart shares: caption, margins with the legend's room on the right,
+/// and label areas.
+fn chart_builder<'a, 'b, DB: DrawingBackend>(
+    root: &'a DrawingArea<DB, plotters::coord::Shift>,
+    title: &'b str,
+) -> ChartBuilder<'a, 'b, DB> {
+    let mut builder = ChartBuilder::on(root);
+    builder
+        .caption(title, ("sans-serif", 24))
+        .margin(10)
+        .margin_right(LEGEND_WIDTH)
+        .x_label_area_size(44)
+        .y_label_area_size(84);
+    builder
+}
+
 /// A named data series; `values[i]` belongs to category (or x) `i`. `NaN` = no value.
 #[derive(Debug, Clone)]
 pub struct Series {
@@ -75,12 +91,7 @@ pub fn bars(title: &str, y_label: &str, categories: &[String], series: &[Series]
         root.fill(&WHITE).map_err(|x| e(x.to_string()))?;
         let n = categories.len().max(1);
         let (lo, hi) = y_range(series.iter().flat_map(|s| &s.values));
-        let mut chart = ChartBuilder::on(&root)
-            .caption(title, ("sans-serif", 24))
-            .margin(10)
-            .margin_right(LEGEND_WIDTH)
-            .x_label_area_size(44)
-            .y_label_area_size(84)
+        let mut chart = chart_builder(&root, title)
             .build_cartesian_2d(-0.5f64..(n as f64 - 0.5), lo..hi)
             .map_err(|x| e(x.to_string()))?;
         let label = |x: &f64| {
@@ -165,12 +176,7 @@ pub fn lines(title: &str, x_label: &str, y_label: &str, xs: &[f64], series: &[Se
             (x0, x1) = (x0 - 0.5, x1 + 0.5);
         }
         let (lo, hi) = y_range(series.iter().flat_map(|s| &s.values));
-        let mut chart = ChartBuilder::on(&root)
-            .caption(title, ("sans-serif", 24))
-            .margin(10)
-            .margin_right(LEGEND_WIDTH)
-            .x_label_area_size(44)
-            .y_label_area_size(84)
+        let mut chart = chart_builder(&root, title)
             .build_cartesian_2d(x0..x1, lo..hi)
             .map_err(|x| e(x.to_string()))?;
         chart

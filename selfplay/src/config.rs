@@ -101,7 +101,8 @@ pub struct SelfplayConfig {
     /// Stop a game after this many plies; `max_length_result` says how it is scored.
     pub max_plies: u32,
     pub max_length_result: MaxLengthResult,
-    /// The material lead (in pawns) that wins a game adjudicated by material.
+    /// The material lead (in pawns) that wins a game adjudicated by material; at least
+    /// 1 (0 is read as 1: a level balance is never a win).
     pub material_margin: u32,
     /// Games played at once by each worker thread (their leaves are batched together).
     pub games_per_thread: usize,
