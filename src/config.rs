@@ -35,6 +35,13 @@ pub struct NetworkConfig {
     /// Global pooling (mean and max over the board) in the value head instead of
     /// flattening: material and other counts are learnt from far fewer games.
     pub value_pooling: bool,
+    /// A material head predicting the side to move's live material lead this many plies
+    /// ahead (0: no such head). A dense auxiliary target: every position gets one, and it
+    /// reflects the captures that follow, i.e. which pieces hang.
+    pub material_horizon: u32,
+    /// Share of the material head in the value search uses (see
+    /// `models::MaterialHeadConfig::value_mix`); stored in the network file.
+    pub material_mix: f32,
     /// `auto` (CUDA when available), `cpu`, `cuda` or `cuda:N`.
     pub device: DeviceChoice,
     /// Inference precision: `auto` (bf16 on CUDA, f32 on CPU), `f32` or `bf16`.
@@ -50,6 +57,8 @@ impl Default for NetworkConfig {
             policy_channels: 16,
             value_channels: 16,
             value_pooling: false,
+            material_horizon: 0,
+            material_mix: 0.0,
             device: DeviceChoice::Auto,
             precision: Precision::Auto,
         }
@@ -62,6 +71,12 @@ impl NetworkConfig {
         c.policy_channels = self.policy_channels;
         c.value_channels = self.value_channels;
         c.value_pooling = self.value_pooling;
+        c.material = (self.material_horizon > 0).then_some(models::MaterialHeadConfig {
+            channels: self.value_channels,
+            hidden: c.value_hidden,
+            horizon: self.material_horizon,
+            value_mix: self.material_mix,
+        });
         c
     }
 }
@@ -76,8 +91,9 @@ pub struct PipelineConfig {
     pub train: bool,
     /// Run the gating stage.
     pub gate: bool,
-    /// Self-play games per batch; a new best network is picked up between batches.
-    pub selfplay_chunk_games: usize,
+    /// Self-play statistics go to TensorBoard every this many games. (Self-play itself
+    /// never pauses: a new best network is picked up between moves.)
+    pub selfplay_log_games: usize,
     /// Training steps per call; the status line is updated between calls.
     pub train_chunk_steps: u64,
     /// Also write every self-play shard's games as PGN beside it.
@@ -94,7 +110,7 @@ impl Default for PipelineConfig {
             selfplay: true,
             train: true,
             gate: true,
-            selfplay_chunk_games: 64,
+            selfplay_log_games: 64,
             train_chunk_steps: 20,
             pgn: true,
             max_generations: 0,

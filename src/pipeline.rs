@@ -15,12 +15,12 @@ use crate::rundir::RunDir;
 use anyhow::{Context, Result};
 use eval::gate::{append_log, promote, read_log, test_candidate};
 use indicatif::{ProgressBar, ProgressStyle};
-use selfplay::runner::{play_into, RunOptions};
+use selfplay::runner::{play_into, RunOptions, SwappableNetwork};
 use selfplay::stats::SelfplayStats;
 use selfplay::writer::ShardWriter;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use trainer::tb::TbWriter;
 use trainer::{StopReason, Trainer};
@@ -107,40 +107,66 @@ fn sleep_unless(stop: &AtomicBool, d: Duration) {
     }
 }
 
+/// Self-play without pauses: the workers keep every game slot busy, and a watcher swaps
+/// in each newly promoted network between moves.
 fn selfplay_stage(cfg: &RunConfig, run: &RunDir, status: &Status, stop: &AtomicBool) -> Result<()> {
     let mut tb = TbWriter::open(run.tensorboard("selfplay")).ok();
     let mut stats = SelfplayStats::default();
     // Steps continue across restarts: count the games already in the run's shards.
-    let mut games_before = count_games(&run.shards());
-    let mut seed = cfg.train.seed ^ 0x5E1F_u64.wrapping_mul(games_before + 1);
-    while !stop.load(Ordering::Relaxed) {
-        let generation = generation(run)?;
+    let games_before = count_games(&run.shards());
+    let seed = cfg.train.seed ^ 0x5E1F_u64.wrapping_mul(games_before + 1);
+    let load = |generation: u32| -> Result<Arc<dyn models::evaluator::Evaluator>> {
         let (net, history) = crate::cmd::selfplay::load_or_fresh(cfg, Some(&run.best()), 0)?;
-        let evaluator = crate::cmd::selfplay::make_evaluator(cfg, net, history);
-        let mut writer = ShardWriter::new(&run.shards(), &format!("gen{generation:04}"), cfg.selfplay.games_per_shard, cfg.run.pgn)?;
-        let opts = RunOptions { games: cfg.run.selfplay_chunk_games, generation, seed };
-        seed = seed.wrapping_add(1);
-        play_into(&cfg.selfplay, evaluator.as_ref(), &opts, stop, &mut writer, |record| {
+        let evaluator = crate::cmd::selfplay::make_evaluator(cfg, net, history)
+            .with_context(|| format!("self-play network of generation {generation}"))?;
+        Ok(Arc::from(evaluator))
+    };
+    let first = generation(run)?;
+    let network = SwappableNetwork::new(first, load(first)?);
+    let mut writer = ShardWriter::new(&run.shards(), "selfplay", cfg.selfplay.games_per_shard, cfg.run.pgn)?;
+    let opts = RunOptions { games: usize::MAX, generation: first, seed };
+    let played = AtomicBool::new(false);
+    std::thread::scope(|s| -> Result<()> {
+        let watcher = s.spawn(|| -> Result<()> {
+            let mut current = first;
+            while !stop.load(Ordering::Relaxed) && !played.load(Ordering::Relaxed) {
+                sleep_unless(stop, Duration::from_secs(2));
+                let latest = generation(run)?;
+                if latest != current {
+                    network.replace(latest, load(latest)?);
+                    current = latest;
+                }
+            }
+            Ok(())
+        });
+        let result = play_into(&cfg.selfplay, &network, &opts, stop, &mut writer, |record| {
             stats.add(record);
             status.games.fetch_add(1, Ordering::Relaxed);
             status.positions.fetch_add(record.moves.len() as u64, Ordering::Relaxed);
-        })?;
-        if let Some(tb) = tb.as_mut() {
-            let step = games_before + stats.games;
-            let _ = tb.scalar("selfplay/game_length", stats.mean_length(), step);
-            let _ = tb.scalar("selfplay/resign_rate", stats.resign_rate(), step);
-            let _ = tb.scalar("selfplay/false_resign_rate", stats.false_resign_rate(), step);
-            let per_game = |n: u64| n as f64 / stats.games.max(1) as f64;
-            let _ = tb.scalar("selfplay/elephant_gates_per_game", per_game(stats.elephant_gates), step);
-            let _ = tb.scalar("selfplay/hawk_gates_per_game", per_game(stats.hawk_gates), step);
-            let _ = tb.scalar("selfplay/white_score", (stats.white_wins as f64 + 0.5 * stats.draws as f64) / stats.games.max(1) as f64, step);
-            let _ = tb.scalar("selfplay/generation", generation as f64, step);
-            let _ = tb.flush();
-        }
-        games_before += stats.games;
-        stats = SelfplayStats::default();
-    }
-    Ok(())
+            if stats.games >= cfg.run.selfplay_log_games.max(1) as u64 {
+                if let Some(tb) = tb.as_mut() {
+                    log_selfplay(tb, &stats, games_before + status.games.load(Ordering::Relaxed), record.generation);
+                }
+                stats = SelfplayStats::default();
+            }
+        });
+        played.store(true, Ordering::Relaxed);
+        let watched = watcher.join().map_err(|_| anyhow::anyhow!("network watcher panicked"))?;
+        result.and(watched)
+    })
+}
+
+/// Self-play statistics of the last games to TensorBoard.
+fn log_selfplay(tb: &mut TbWriter, stats: &SelfplayStats, step: u64, generation: u32) {
+    let _ = tb.scalar("selfplay/game_length", stats.mean_length(), step);
+    let _ = tb.scalar("selfplay/resign_rate", stats.resign_rate(), step);
+    let _ = tb.scalar("selfplay/false_resign_rate", stats.false_resign_rate(), step);
+    let per_game = |n: u64| n as f64 / stats.games.max(1) as f64;
+    let _ = tb.scalar("selfplay/elephant_gates_per_game", per_game(stats.elephant_gates), step);
+    let _ = tb.scalar("selfplay/hawk_gates_per_game", per_game(stats.hawk_gates), step);
+    let _ = tb.scalar("selfplay/white_score", (stats.white_wins as f64 + 0.5 * stats.draws as f64) / stats.games.max(1) as f64, step);
+    let _ = tb.scalar("selfplay/generation", generation as f64, step);
+    let _ = tb.flush();
 }
 
 /// Games in a directory's shards, from their headers.

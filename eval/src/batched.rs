@@ -1,21 +1,23 @@
-//! Network-against-network matches with batched evaluation.
+//! Matches with batched evaluation.
 //!
 //! A network evaluates a batch of positions in about the time it takes for one (GPU:
 //! thousands at once; CPU: ~2.5x the throughput at batch 64), but a [`crate::Player`]
 //! searches one game and asks for one position at a time. Here each worker keeps many
 //! games in flight, collects the next leaf of every running search, and evaluates them in
-//! one call per network. Gating, where both players are networks, runs this way.
+//! one call per network. Gating, where both players are networks, runs this way, and so
+//! does a network against a baseline (`greedy`, `random`, an engine): that side is asked
+//! for its move directly ([`Side::Direct`]) while the searches of the other games go on.
 //!
 //! Results are those of [`crate::search::MctsPlayer`] with the same settings: the same
 //! search per move (playout count, mate-in-one shortcut, tree reuse); only the order in
 //! which positions are evaluated differs.
 
 use crate::match_runner::{
-    drive, natural_end, record_game, GameEnd, MatchConfig, MatchError, MatchReport, PairSender,
-    Progress, ResignTracker, Shared,
+    drive, natural_end, play_move, record_game, start_game, GameEnd, MatchConfig, MatchError,
+    MatchReport, PairSender, Progress, ResignTracker, Shared,
 };
 use crate::openings::{Opening, OpeningBook};
-use crate::player::{PlayerError, PlayerFactory, PlayerSpec};
+use crate::player::{Player, PlayerError, PlayerFactory, PlayerSpec};
 use crate::search::Searcher;
 use models::evaluator::Evaluator;
 use schess::{Color, Game, Position};
@@ -53,11 +55,29 @@ impl BatchedPlayer {
     }
 }
 
+/// One side of a batched match.
+#[derive(Clone, Copy)]
+pub enum Side<'a> {
+    /// A search whose leaves are evaluated in batches.
+    Search(&'a BatchedPlayer),
+    /// Any other player, made per game from its factory and asked for each move directly.
+    Direct(&'a PlayerFactory),
+}
+
+impl Side<'_> {
+    pub fn name(&self) -> &str {
+        match self {
+            Side::Search(p) => &p.name,
+            Side::Direct(f) => f.name(),
+        }
+    }
+}
+
 /// Plays a match like [`crate::run_match`], with `games_per_worker` games in flight on
 /// each of `cfg.concurrency` worker threads.
 pub fn run_batched_match(
-    first: &BatchedPlayer,
-    second: &BatchedPlayer,
+    first: Side<'_>,
+    second: Side<'_>,
     book: &OpeningBook,
     cfg: &MatchConfig,
     games_per_worker: usize,
@@ -66,8 +86,8 @@ pub fn run_batched_match(
 ) -> Result<MatchReport, MatchError> {
     let players = [first, second];
     drive(
-        &first.name,
-        &second.name,
+        first.name(),
+        second.name(),
         book,
         cfg,
         cfg.concurrency.max(1),
@@ -85,6 +105,12 @@ pub fn run_batched_match(
     )
 }
 
+/// A player of one game in flight.
+enum SlotPlayer {
+    Search(Searcher),
+    Direct(Box<dyn Player>),
+}
+
 /// One game in flight.
 struct Slot {
     pair: usize,
@@ -93,7 +119,7 @@ struct Slot {
     game: Game,
     opening_plies: usize,
     /// By player: [first, second].
-    searchers: [Searcher; 2],
+    players: [SlotPlayer; 2],
     /// The player whose search is running.
     searching: Option<usize>,
     resign: ResignTracker,
@@ -109,38 +135,59 @@ impl Slot {
             Color::Black => 1 - white,
         }
     }
+
+    fn searcher(&mut self, p: usize) -> &mut Searcher {
+        match &mut self.players[p] {
+            SlotPlayer::Search(s) => s,
+            SlotPlayer::Direct(_) => unreachable!("only search players search"),
+        }
+    }
 }
 
 struct Worker<'a> {
-    players: [&'a BatchedPlayer; 2],
+    players: [Side<'a>; 2],
     shared: &'a Shared<'a>,
     games: usize,
     seed: u64,
 }
 
 impl Worker<'_> {
-    fn new_slot(&self, pair: usize, index: usize, opening: &Opening) -> Slot {
-        let searcher = |p: &BatchedPlayer, k: u64| {
-            Searcher::new(
-                p.evaluator.clone(),
-                p.search.clone(),
-                p.reuse,
-                self.seed ^ k,
-            )
-        };
+    fn new_slot(&self, pair: usize, index: usize, opening: &Opening) -> Result<Slot, MatchError> {
         let salt = (pair as u64) << 2 | (index as u64) << 1;
-        Slot {
+        let game = opening.game();
+        let mut end = None;
+        let mut make = |p: usize| -> Result<SlotPlayer, MatchError> {
+            let seed = self.seed ^ (salt | p as u64);
+            Ok(match self.players[p] {
+                Side::Search(b) => SlotPlayer::Search(Searcher::new(b.evaluator.clone(), b.search.clone(), b.reuse, seed)),
+                Side::Direct(f) => {
+                    let mut player = f.make(seed).map_err(|error| MatchError::Setup { player: f.name().to_string(), error })?;
+                    // Player p has White in game 0 of a pair if it is the first player.
+                    let color = if (p == 0) == (index == 0) { Color::White } else { Color::Black };
+                    if let Some(e) = start_game(&mut *player, color, game.start().variant())? {
+                        end.get_or_insert(e);
+                    }
+                    SlotPlayer::Direct(player)
+                }
+            })
+        };
+        let players = [make(0)?, make(1)?];
+        Ok(Slot {
             pair,
             index,
-            game: opening.game(),
+            game,
             opening_plies: opening.moves.len(),
-            searchers: [
-                searcher(self.players[0], salt),
-                searcher(self.players[1], salt | 1),
-            ],
+            players,
             searching: None,
             resign: ResignTracker::default(),
-            end: None,
+            end,
+        })
+    }
+
+    fn nodes(&self, p: usize) -> u64 {
+        match self.players[p] {
+            Side::Search(b) => b.nodes,
+            Side::Direct(_) => 0,
         }
     }
 
@@ -158,8 +205,8 @@ impl Worker<'_> {
                 match self.shared.claim() {
                     Some(k) => {
                         let opening = self.shared.book.get(k);
-                        slots.push(self.new_slot(k, 0, &opening));
-                        slots.push(self.new_slot(k, 1, &opening));
+                        slots.push(self.new_slot(k, 0, &opening)?);
+                        slots.push(self.new_slot(k, 1, &opening)?);
                     }
                     None => more_pairs = false,
                 }
@@ -175,21 +222,28 @@ impl Worker<'_> {
                         slot.end = natural_end(&slot.game, slot.opening_plies, adj);
                         if slot.end.is_none() {
                             let p = slot.mover();
-                            slot.searchers[p].begin(
-                                &slot.game,
-                                self.players[p].nodes.min(u32::MAX as u64) as u32,
-                            );
-                            slot.searching = Some(p);
+                            match &mut slot.players[p] {
+                                SlotPlayer::Direct(player) => {
+                                    slot.end = play_move(&mut slot.game, &mut **player, adj, &mut slot.resign)?;
+                                }
+                                SlotPlayer::Search(s) => {
+                                    s.begin(&slot.game, self.nodes(p).min(u32::MAX as u64) as u32);
+                                    slot.searching = Some(p);
+                                }
+                            }
                         }
                         continue;
                     };
-                    let s = &mut slot.searchers[p];
-                    if s.playouts() >= self.players[p].nodes || s.is_done() {
+                    let nodes = self.nodes(p);
+                    let SlotPlayer::Search(s) = &mut slot.players[p] else {
+                        unreachable!("only search players search")
+                    };
+                    if s.playouts() >= nodes || s.is_done() {
                         let turn = slot.game.position().turn();
                         let r = s.finish(&slot.game).expect("search begun");
                         let m = r.best.ok_or_else(|| {
                             internal(
-                                self.players[p],
+                                self.players[p].name(),
                                 format!("no move in {}", slot.game.position().fen()),
                             )
                         })?;
@@ -205,6 +259,7 @@ impl Worker<'_> {
                 }
             }
             for (p, batch) in requests.iter().enumerate() {
+                let Side::Search(player) = self.players[p] else { continue };
                 if batch.is_empty() {
                     continue;
                 }
@@ -212,12 +267,12 @@ impl Worker<'_> {
                     .iter()
                     .map(|(_, leaf)| leaf.history.as_slice())
                     .collect();
-                let evals = self.players[p]
+                let evals = player
                     .evaluator
                     .evaluate(&histories)
-                    .map_err(|e| internal(self.players[p], format!("{e:#}")))?;
+                    .map_err(|e| internal(&player.name, format!("{e:#}")))?;
                 for ((i, leaf), eval) in batch.iter().zip(&evals) {
-                    slots[*i].searchers[p].apply(leaf, eval);
+                    slots[*i].searcher(p).apply(leaf, eval);
                 }
             }
             // Report finished games, a pair at a time.
@@ -228,8 +283,8 @@ impl Worker<'_> {
                     continue;
                 }
                 let slot = slots.swap_remove(k);
-                let white = self.players[slot.index].name.as_str();
-                let black = self.players[1 - slot.index].name.as_str();
+                let white = self.players[slot.index].name();
+                let black = self.players[1 - slot.index].name();
                 let round = format!("{}.{}", slot.pair + 1, slot.index + 1);
                 let end = slot.end.expect("finished");
                 let rec = record_game(
@@ -254,9 +309,9 @@ impl Worker<'_> {
     }
 }
 
-fn internal(p: &BatchedPlayer, msg: String) -> MatchError {
+fn internal(player: &str, msg: String) -> MatchError {
     MatchError::Player {
-        player: p.name.clone(),
+        player: player.to_string(),
         error: PlayerError::Internal(anyhow::anyhow!(msg)),
     }
 }
@@ -295,8 +350,8 @@ mod tests {
             ..MatchConfig::default()
         };
         let r = run_batched_match(
-            &uniform("a", 32),
-            &uniform("b", 8),
+            Side::Search(&uniform("a", 32)),
+            Side::Search(&uniform("b", 8)),
             &book,
             &cfg,
             4,
@@ -314,6 +369,43 @@ mod tests {
             assert_eq!(pair[0].moves[..4], pair[1].moves[..4]);
             assert_ne!(pair[0].first_is_white, pair[1].first_is_white);
         }
+    }
+
+    #[test]
+    fn a_search_against_a_direct_player() {
+        let book = OpeningBook::Random {
+            variant: Variant::Seirawan,
+            plies: 4,
+            seed: 3,
+        };
+        let cfg = MatchConfig {
+            games: 8,
+            concurrency: 2,
+            adjudication: Adjudication {
+                max_plies: 60,
+                ..Adjudication::default()
+            },
+            ..MatchConfig::default()
+        };
+        let greedy = PlayerFactory::new("greedy".parse().unwrap()).unwrap();
+        let r = run_batched_match(
+            Side::Search(&uniform("a", 16)),
+            Side::Direct(&greedy),
+            &book,
+            &cfg,
+            4,
+            &AtomicBool::new(false),
+            &mut |_| {},
+        )
+        .unwrap();
+        assert_eq!(r.wdl.games(), 8);
+        for g in &r.games {
+            verify_record(g).unwrap();
+            let (w, b) = if g.first_is_white { ("a", "greedy") } else { ("greedy", "a") };
+            assert_eq!((g.white.as_str(), g.black.as_str()), (w, b));
+        }
+        // Uniform search hangs pieces; greedy takes them.
+        assert!(r.wdl.score() < 0.5, "{}", r.summary());
     }
 
     #[test]
@@ -335,8 +427,8 @@ mod tests {
             ..MatchConfig::default()
         };
         let r = run_batched_match(
-            &uniform("a", 24),
-            &uniform("b", 40),
+            Side::Search(&uniform("a", 24)),
+            Side::Search(&uniform("b", 40)),
             &book,
             &cfg,
             2,

@@ -21,6 +21,10 @@ pub enum GateMode {
     Fixed,
     /// No games: every candidate becomes the best network (AlphaZero's continuous update).
     Always,
+    /// A regression check: exactly `games` games, and the candidate passes unless it
+    /// clearly lost (the 95% interval of its Elo lies below 0). Cheap insurance against
+    /// a collapse, without holding back a candidate that is merely not proven better.
+    Regression,
 }
 
 /// Network gating: the test a new network must pass before it replaces the run's best
@@ -28,7 +32,7 @@ pub enum GateMode {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct GateConfig {
-    /// The test: `sprt` (default), `fixed` or `always` (see [`GateMode`]).
+    /// The test: `sprt` (default), `fixed`, `regression` or `always` (see [`GateMode`]).
     pub mode: GateMode,
     /// Games at most (SPRT) or exactly (fixed); rounded up to whole pairs, since each
     /// opening is played with both colours.

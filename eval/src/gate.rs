@@ -10,7 +10,7 @@
 //!   single write per line and synced, so the log stays line-complete across crashes.
 //! * `gate/<unix time>-<candidate>.pgn`: the games, if `save_pgn`.
 
-use crate::batched::{run_batched_match, BatchedPlayer};
+use crate::batched::{run_batched_match, BatchedPlayer, Side};
 use crate::config::{GateConfig, GateMode};
 use crate::match_runner::{MatchConfig, MatchEnd, MatchError, Progress};
 use crate::openings::{load_epd, OpeningBook, OpeningError};
@@ -182,7 +182,7 @@ pub fn test_candidate(
     }
 
     let player = |path: &Path, name: String| -> Result<BatchedPlayer, GateError> {
-        let evaluator = network_evaluator(path, cfg.device, cfg.precision, cfg.cache_entries)
+        let evaluator = network_evaluator(path, cfg.device, cfg.precision, cfg.cache_entries, None)
             .map_err(|error| GateError::Network {
                 path: path.to_path_buf(),
                 error,
@@ -220,8 +220,8 @@ pub fn test_candidate(
         seed,
     };
     let report = run_batched_match(
-        &first,
-        &second,
+        Side::Search(&first),
+        Side::Search(&second),
         &book,
         &match_cfg,
         cfg.games_in_flight,
@@ -259,9 +259,24 @@ pub fn test_candidate(
             d.reason = "SPRT accepted H0".into();
         }
         (_, GateMode::Sprt, _) => threshold(&mut d, "SPRT undecided after all games"),
+        (_, GateMode::Regression, _) => {
+            let hi = report.elo.elo_hi;
+            d.passed = no_clear_loss(&report.elo);
+            d.reason = format!(
+                "regression check: Elo {:+.0} (95% up to {hi:+.0}) {}",
+                report.elo.elo,
+                if d.passed { "is no clear loss" } else { "is a clear loss" }
+            );
+        }
         _ => threshold(&mut d, "fixed games"),
     }
     Ok(finish(d, started))
+}
+
+/// The regression check: the candidate did not clearly lose (the 95% interval of its Elo
+/// reaches 0 or above).
+pub fn no_clear_loss(elo: &EloEstimate) -> bool {
+    elo.elo_hi >= 0.0
 }
 
 fn finish(mut d: GateDecision, started: Instant) -> GateDecision {
@@ -332,6 +347,15 @@ mod tests {
         let cfg = net_config(1, 8, 0);
         let net = Net::new(cfg, tch::Device::Cpu).unwrap();
         models::checkpoint::save(&net, path, models::FORMAT_VERSIONS, step).unwrap();
+    }
+
+    #[test]
+    fn regression_check_rejects_only_clear_losses() {
+        use crate::stats::elo_estimate;
+        // Pentanomial counts (0, 0.5, 1, 1.5, 2 points per pair), 10 pairs each.
+        assert!(no_clear_loss(&elo_estimate(&[1, 2, 4, 2, 1])), "an even match passes");
+        assert!(no_clear_loss(&elo_estimate(&[2, 3, 3, 1, 1])), "a slight loss is not clear");
+        assert!(!no_clear_loss(&elo_estimate(&[6, 3, 1, 0, 0])), "a rout fails");
     }
 
     #[test]

@@ -613,14 +613,8 @@ fn play_game(
         } else {
             &mut *black
         };
-        if let Err(e) = p.new_game(variant) {
-            if !e.is_forfeit() {
-                return Err(MatchError::Player {
-                    player: p.name().to_string(),
-                    error: e,
-                });
-            }
-            end.get_or_insert(forfeit(color, p.name(), &e));
+        if let Some(e) = start_game(p, color, variant)? {
+            end.get_or_insert(e);
         }
     }
     let mut resign = ResignTracker::default();
@@ -632,32 +626,12 @@ fn play_game(
         if shared.halted() {
             return Ok(None);
         }
-        let turn = game.position().turn();
-        let player: &mut dyn Player = if turn == Color::White {
+        let player: &mut dyn Player = if game.position().turn() == Color::White {
             &mut *white
         } else {
             &mut *black
         };
-        match player.choose(&game) {
-            Ok(m) if game.position().is_legal(m) => {
-                game.play_unchecked(m);
-                end = resign.update(adj, turn, player.last_score());
-            }
-            Ok(m) => {
-                let e = PlayerError::IllegalMove {
-                    mv: m.to_uci(),
-                    reason: format!("not legal in {}", game.position().fen()),
-                };
-                end = Some(forfeit(turn, player.name(), &e));
-            }
-            Err(e) if e.is_forfeit() => end = Some(forfeit(turn, player.name(), &e)),
-            Err(e) => {
-                return Err(MatchError::Player {
-                    player: player.name().to_string(),
-                    error: e,
-                })
-            }
-        }
+        end = play_move(&mut game, player, adj, &mut resign)?;
     }
     let end = end.expect("loop ends with a result");
     let names = [white.name(), black.name()];
@@ -670,6 +644,51 @@ fn play_game(
         opening.moves.len(),
         round,
     )))
+}
+
+/// Asks `player` (to move in `game`) for its move and plays it: the game's adjudicated or
+/// forfeited end, if that move (or the failure to make one) ended it.
+pub(crate) fn play_move(
+    game: &mut Game,
+    player: &mut dyn Player,
+    adj: &Adjudication,
+    resign: &mut ResignTracker,
+) -> Result<Option<GameEnd>, MatchError> {
+    let turn = game.position().turn();
+    match player.choose(game) {
+        Ok(m) if game.position().is_legal(m) => {
+            game.play_unchecked(m);
+            Ok(resign.update(adj, turn, player.last_score()))
+        }
+        Ok(m) => {
+            let e = PlayerError::IllegalMove {
+                mv: m.to_uci(),
+                reason: format!("not legal in {}", game.position().fen()),
+            };
+            Ok(Some(forfeit(turn, player.name(), &e)))
+        }
+        Err(e) if e.is_forfeit() => Ok(Some(forfeit(turn, player.name(), &e))),
+        Err(e) => Err(MatchError::Player {
+            player: player.name().to_string(),
+            error: e,
+        }),
+    }
+}
+
+/// Tells `player` (playing `color`) that a game starts: the forfeit if it cannot.
+pub(crate) fn start_game(
+    player: &mut dyn Player,
+    color: Color,
+    variant: schess::Variant,
+) -> Result<Option<GameEnd>, MatchError> {
+    match player.new_game(variant) {
+        Ok(()) => Ok(None),
+        Err(e) if e.is_forfeit() => Ok(Some(forfeit(color, player.name(), &e))),
+        Err(e) => Err(MatchError::Player {
+            player: player.name().to_string(),
+            error: e,
+        }),
+    }
 }
 
 /// `loser` forfeits the game for `e`.

@@ -9,12 +9,13 @@
 //! | `random` | uniformly random legal moves |
 //! | `greedy` | one-ply material greed, mate-aware ([`crate::baseline::GreedyPlayer`]) |
 //! | `mcts:nodes=200` | MCTS with the uniform evaluator (rules only) |
+//! | `mcts-material:nodes=200` | MCTS with uniform priors and a live-material leaf value |
 //! | `mcts:model=net.safetensors,nodes=800` | MCTS with a network (`net:` is an alias) |
 //! | `uci:cmd=fairy-stockfish,depth=1` | an external UCI engine (`engine:` is an alias) |
 //!
 //! MCTS keys: `model`, `nodes` (alias `sims`), `reuse` (tree reuse, default true), `device`,
-//! `precision`, `cache` (evaluation cache entries), `cpuct`, `fpu`, `root` (`puct` or
-//! `gumbel`), `name`. UCI keys: `cmd`, `arg` (repeatable), `depth`, `nodes`, `movetime`
+//! `precision`, `cache` (evaluation cache entries), `mix` (share of a material head in the
+//! value, 0..1), `cpuct`, `fpu`, `root` (`puct` or `gumbel`), `name`. UCI keys: `cmd`, `arg` (repeatable), `depth`, `nodes`, `movetime`
 //! (ms), `timeout` (ms allowed beyond `movetime`, or per move for depth/node limits,
 //! default 10000), `option.NAME=VALUE` (repeatable; `UCI_Variant` is set from the game
 //! unless given),
@@ -24,7 +25,7 @@
 use crate::baseline::{GreedyPlayer, RandomPlayer};
 use crate::engine_process::{EngineError, UciEnginePlayer};
 use crate::search::{network_evaluator, MctsPlayer};
-use models::evaluator::{Evaluator, UniformEvaluator};
+use models::evaluator::{Evaluator, MaterialEvaluator, UniformEvaluator};
 use models::{DeviceChoice, Precision};
 use schess::{Game, Move, Variant};
 use selfplay::{RootMode, SearchConfig};
@@ -104,8 +105,10 @@ impl From<EngineError> for PlayerError {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct MctsSpec {
-    /// Network file; none plays with the uniform evaluator (rules-only search).
+    /// Network file; without one the search uses `builtin`.
     pub model: Option<PathBuf>,
+    /// The evaluator of a search without a network.
+    pub builtin: BuiltinEvaluator,
     /// Playouts per move.
     pub nodes: u64,
     /// Keep the subtree of the moves played between searches.
@@ -114,20 +117,36 @@ pub struct MctsSpec {
     pub precision: Precision,
     /// Evaluation cache entries (per generation; see `CachedEvaluator`).
     pub cache: usize,
+    /// Share of the network's material head in its value, instead of the network's own
+    /// setting (`mix` in spec strings).
+    pub material_mix: Option<f32>,
     pub search: SearchConfig,
     /// Display name (default: derived from the model file and node count).
     pub name: Option<String>,
+}
+
+/// Evaluators that need no network: reference points for the ladder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BuiltinEvaluator {
+    /// Equal priors, even values: search guided by the rules alone (`mcts`).
+    #[default]
+    Uniform,
+    /// Equal priors, squashed live material as the value (`mcts-material`).
+    Material,
 }
 
 impl Default for MctsSpec {
     fn default() -> Self {
         MctsSpec {
             model: None,
+            builtin: BuiltinEvaluator::Uniform,
             nodes: 200,
             reuse: true,
             device: DeviceChoice::Auto,
             precision: Precision::Auto,
             cache: 200_000,
+            material_mix: None,
             search: SearchConfig::default(),
             name: None,
         }
@@ -189,7 +208,7 @@ pub enum PlayerSpec {
 /// Why a spec string was rejected.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SpecError {
-    #[error("unknown player kind `{0}` (expected random, greedy, mcts, net or uci)")]
+    #[error("unknown player kind `{0}` (expected random, greedy, mcts, mcts-material, net or uci)")]
     UnknownKind(String),
     #[error("`{0}` is not key=value")]
     NotKeyValue(String),
@@ -238,8 +257,11 @@ impl FromStr for PlayerSpec {
                     PlayerSpec::Greedy { name }
                 })
             }
-            "mcts" | "net" => {
+            "mcts" | "net" | "mcts-material" => {
                 let mut m = MctsSpec::default();
+                if kind == "mcts-material" {
+                    m.builtin = BuiltinEvaluator::Material;
+                }
                 for (k, v) in pairs {
                     match k.as_str() {
                         "model" => m.model = Some(PathBuf::from(v)),
@@ -248,6 +270,13 @@ impl FromStr for PlayerSpec {
                         "device" => m.device = parse_value(&k, &v)?,
                         "precision" => m.precision = parse_value(&k, &v)?,
                         "cache" => m.cache = parse_value(&k, &v)?,
+                        "mix" => {
+                            let mix: f32 = parse_value(&k, &v)?;
+                            if !(0.0..=1.0).contains(&mix) {
+                                return Err(bad(&k, &v, "must be in [0, 1]"));
+                            }
+                            m.material_mix = Some(mix);
+                        }
                         "cpuct" => m.search.c_puct = parse_value(&k, &v)?,
                         "fpu" => m.search.fpu_reduction = parse_value(&k, &v)?,
                         "root" => {
@@ -263,6 +292,9 @@ impl FromStr for PlayerSpec {
                 }
                 if kind == "net" && m.model.is_none() {
                     return Err(SpecError::Missing("`net` needs model=FILE".into()));
+                }
+                if kind == "mcts-material" && m.model.is_some() {
+                    return Err(bad("model", "", "mcts-material searches without a network"));
                 }
                 if m.nodes == 0 {
                     return Err(bad("nodes", "0", "must be at least 1"));
@@ -345,12 +377,18 @@ impl fmt::Display for PlayerSpec {
                 name(f, n, true)
             }
             PlayerSpec::Mcts(m) => {
-                write!(f, "mcts:nodes={}", m.nodes)?;
+                match m.builtin {
+                    BuiltinEvaluator::Material if m.model.is_none() => write!(f, "mcts-material:nodes={}", m.nodes)?,
+                    _ => write!(f, "mcts:nodes={}", m.nodes)?,
+                }
                 if let Some(p) = &m.model {
                     write!(f, ",model={}", p.display())?;
                 }
                 if !m.reuse {
                     f.write_str(",reuse=false")?;
+                }
+                if let Some(mix) = m.material_mix {
+                    write!(f, ",mix={mix}")?;
                 }
                 name(f, &m.name, false)
             }
@@ -386,11 +424,15 @@ impl PlayerSpec {
             PlayerSpec::Random { name } => name.clone().unwrap_or_else(|| "random".into()),
             PlayerSpec::Greedy { name } => name.clone().unwrap_or_else(|| "greedy".into()),
             PlayerSpec::Mcts(m) => m.name.clone().unwrap_or_else(|| {
+                let builtin = match m.builtin {
+                    BuiltinEvaluator::Uniform => "uniform",
+                    BuiltinEvaluator::Material => "material",
+                };
                 let model = m
                     .model
                     .as_ref()
                     .and_then(|p| p.file_stem())
-                    .map_or("uniform".into(), |s| s.to_string_lossy().into_owned());
+                    .map_or(builtin.into(), |s| s.to_string_lossy().into_owned());
                 format!("mcts-{model}-{}", m.nodes)
             }),
             PlayerSpec::Uci(e) => e.name.clone().unwrap_or_else(|| {
@@ -420,8 +462,11 @@ impl PlayerFactory {
     pub fn new(spec: PlayerSpec) -> anyhow::Result<PlayerFactory> {
         let evaluator: Option<Arc<dyn Evaluator>> = match &spec {
             PlayerSpec::Mcts(m) => Some(match &m.model {
-                Some(path) => network_evaluator(path, m.device, m.precision, m.cache)?,
-                None => Arc::new(UniformEvaluator),
+                Some(path) => network_evaluator(path, m.device, m.precision, m.cache, m.material_mix)?,
+                None => match m.builtin {
+                    BuiltinEvaluator::Uniform => Arc::new(UniformEvaluator),
+                    BuiltinEvaluator::Material => Arc::new(MaterialEvaluator),
+                },
             }),
             _ => None,
         };
@@ -521,6 +566,11 @@ mod tests {
             vec![("Move Overhead".to_string(), "0".to_string())]
         );
         assert_eq!(s.display_name(), "fairy-stockfish-d1");
+        let mm: PlayerSpec = "mcts-material:nodes=200".parse().unwrap();
+        let PlayerSpec::Mcts(m) = &mm else { panic!() };
+        assert_eq!((m.builtin, m.nodes, m.model.is_none()), (BuiltinEvaluator::Material, 200, true));
+        assert_eq!(mm.display_name(), "mcts-material-200");
+        assert_eq!(mm.to_string().parse::<PlayerSpec>().unwrap(), mm);
         assert_eq!(s.to_string().parse::<PlayerSpec>().unwrap(), s);
     }
 
@@ -536,6 +586,7 @@ mod tests {
             "uci:cmd=x",
             "random:nodes=3",
             "mcts:nodes",
+            "mcts-material:model=x.safetensors",
         ] {
             assert!(bad.parse::<PlayerSpec>().is_err(), "{bad} accepted");
         }

@@ -20,19 +20,24 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// Loads a network file as a cached evaluator.
+/// Loads a network file as a cached evaluator; `material_mix` overrides the share of
+/// the material head in its value (the network's own setting otherwise).
 pub fn network_evaluator(
     path: &Path,
     device: DeviceChoice,
     precision: Precision,
     cache_entries: usize,
+    material_mix: Option<f32>,
 ) -> anyhow::Result<Arc<dyn Evaluator>> {
     let device = device.resolve()?;
     let (net, _meta) = models::checkpoint::load(path, models::FORMAT_VERSIONS, device, precision)?;
     let history = models::history_of(net.config()).ok_or_else(|| {
         anyhow::anyhow!("{}: input planes match no history length", path.display())
     })?;
-    let net = NetEvaluator::new(net, history);
+    let mut net = NetEvaluator::new(net, history);
+    if let Some(mix) = material_mix {
+        net = net.with_material_mix(mix);
+    }
     Ok(if cache_entries > 0 {
         Arc::new(CachedEvaluator::new(net, history, cache_entries))
     } else {
@@ -189,6 +194,9 @@ struct TreeSearch {
     budget: u32,
     /// Noise-free root setup (Gumbel) still due once the root is expanded.
     needs_setup: bool,
+    /// The root was expanded by this search: that evaluation is not a playout (a search
+    /// of N playouts visits the root's moves N times, whether or not the tree was kept).
+    expands_root: bool,
     /// Every line from the root ends in a known result: more playouts add nothing.
     exhausted: bool,
     started: Instant,
@@ -303,6 +311,7 @@ impl Searcher {
                 base,
                 budget,
                 needs_setup,
+                expands_root: needs_setup,
                 exhausted: false,
                 started,
             }))
@@ -318,10 +327,11 @@ impl Searcher {
         }
     }
 
-    /// Playouts so far in this search.
+    /// Playouts so far in this search (visits of the root's moves; the root's own
+    /// expansion does not count).
     pub fn playouts(&self) -> u64 {
         match &self.active {
-            Some(Active::Tree(t)) => t.tree.root_visits() as u64 - t.base,
+            Some(Active::Tree(t)) => t.playouts(),
             _ => 0,
         }
     }
@@ -465,6 +475,13 @@ impl Searcher {
     }
 }
 
+impl TreeSearch {
+    fn playouts(&self) -> u64 {
+        let visits = self.tree.root_visits() as u64 - self.base;
+        visits.saturating_sub(u64::from(self.expands_root && self.tree.is_root_expanded()))
+    }
+}
+
 fn tree_info(t: &TreeSearch) -> SearchInfo {
     let pv = t.tree.principal_variation(64);
     let wdl = t.tree.root_wdl();
@@ -472,7 +489,7 @@ fn tree_info(t: &TreeSearch) -> SearchInfo {
     let mates = pv.first().is_some_and(|&m| gives_mate(&t.pos, m));
     SearchInfo {
         depth: pv.len() as u32,
-        nodes: t.tree.root_visits() as u64 - t.base,
+        nodes: t.playouts(),
         elapsed: t.started.elapsed(),
         wdl,
         q,
@@ -590,6 +607,9 @@ mod tests {
             .search(&game, &Limits::nodes(100), &control, &mut |_| {})
             .unwrap();
         assert_eq!(r.info.nodes, 100);
+        // The root's expansion is not one of the 100: its moves got all of them.
+        let root = s.tree.as_ref().unwrap().2.root_children();
+        assert_eq!(root.iter().map(|c| c.visits).sum::<u32>(), 100);
         let best = r.best.unwrap();
         assert!(game.position().is_legal(best));
         game.play(best).unwrap();

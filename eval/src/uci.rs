@@ -250,6 +250,7 @@ impl UciEngine {
             self.settings.device,
             self.settings.precision,
             self.cache_entries(),
+            None,
         )
         .map_err(|e| format!("cannot load network {}: {e}", path.display()))?;
         let description = ev.describe();

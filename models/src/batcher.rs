@@ -32,6 +32,8 @@ struct State {
 pub struct BatchingNetEvaluator {
     net: Mutex<Net>,
     history: usize,
+    /// Share of the material head in the value (see [`crate::evaluator::finish`]).
+    material_mix: f32,
     /// Start a batch once this many callers are waiting (e.g. the number of threads).
     callers: usize,
     /// ... or once this many rows are pending.
@@ -46,6 +48,7 @@ pub struct BatchingNetEvaluator {
 impl BatchingNetEvaluator {
     pub fn new(net: Net, history: usize, callers: usize, max_rows: usize, max_wait: Duration) -> Self {
         BatchingNetEvaluator {
+            material_mix: crate::evaluator::configured_mix(&net),
             net: Mutex::new(net),
             history,
             callers: callers.max(1),
@@ -116,6 +119,7 @@ fn slice_rows(raw: &crate::evaluator::RawOutput, start: usize, n: usize) -> crat
         policy: raw.policy[start * width..(start + n) * width].to_vec(),
         wdl: raw.wdl[start * 3..(start + n) * 3].to_vec(),
         moves_left: raw.moves_left.as_ref().map(|m| m[start..start + n].to_vec()),
+        material: raw.material.as_ref().map(|m| m[start..start + n].to_vec()),
     }
 }
 
@@ -143,7 +147,7 @@ impl Evaluator for BatchingNetEvaluator {
         };
         drop(st);
         let raw = raw.map_err(|e| anyhow::anyhow!(e))?;
-        Ok(prepared.legal.iter().enumerate().map(|(i, legal)| finish(&raw.0, i, legal)).collect())
+        Ok(prepared.legal.iter().enumerate().map(|(i, legal)| finish(&raw.0, i, legal, self.material_mix)).collect())
     }
 
     fn describe(&self) -> String {

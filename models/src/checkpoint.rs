@@ -49,7 +49,7 @@ pub struct FormatVersions {
 }
 
 /// Everything a checkpoint says about itself besides the weights.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Metadata {
     pub format: String,
     pub architecture: NetConfig,

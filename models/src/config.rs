@@ -19,7 +19,7 @@ pub const WDL: i64 = 3;
 /// Unknown fields are rejected on deserialisation: a checkpoint written by a newer
 /// program with architecture options this one does not know must not silently load as
 /// a different network.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NetConfig {
     /// Number of residual blocks in the tower.
@@ -48,6 +48,29 @@ pub struct NetConfig {
     pub value_pooling: bool,
     /// Optional moves-left head (predicts remaining plies; helps prefer faster wins).
     pub moves_left: Option<MovesLeftConfig>,
+    /// Optional material head: predicts the live material balance a few plies ahead, a
+    /// dense auxiliary target (in the spirit of KataGo's score and ownership heads) that
+    /// teaches the tower what a hanging piece is long before game results do. Absent in
+    /// checkpoints written before it existed.
+    #[serde(default)]
+    pub material: Option<MaterialHeadConfig>,
+}
+
+/// Material head options.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MaterialHeadConfig {
+    /// Channels of the 1x1 convolution before the pooled MLP.
+    pub channels: i64,
+    /// Hidden width of the MLP.
+    pub hidden: i64,
+    /// What the head predicts: the side to move's live material lead, in pawns, this many
+    /// plies later in the game (or at its end, if that comes first).
+    pub horizon: u32,
+    /// How much of the value search uses comes from this head: the expected score is
+    /// `(1 - mix) * value head + mix * material_q(prediction)`. 0 keeps it a training
+    /// target only.
+    pub value_mix: f32,
 }
 
 /// Squeeze-excitation options.
@@ -69,12 +92,14 @@ pub struct MovesLeftConfig {
 }
 
 /// Why a [`NetConfig`] is unusable.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ConfigError {
     #[error("network config: `{field}` must be positive, got {value}")]
     NotPositive { field: &'static str, value: i64 },
     #[error("network config: squeeze-excitation ratio {ratio} leaves no hidden units for {channels} channels")]
     SeRatio { ratio: i64, channels: i64 },
+    #[error("network config: `material.value_mix` must be in [0, 1], got {0}")]
+    Mix(f32),
 }
 
 impl NetConfig {
@@ -95,6 +120,7 @@ impl NetConfig {
                 channels: 8,
                 hidden: 128,
             }),
+            material: None,
         }
     }
 
@@ -115,6 +141,13 @@ impl NetConfig {
         if let Some(ml) = &self.moves_left {
             sizes.push(("moves_left.channels", ml.channels));
             sizes.push(("moves_left.hidden", ml.hidden));
+        }
+        if let Some(m) = &self.material {
+            sizes.push(("material.channels", m.channels));
+            sizes.push(("material.hidden", m.hidden));
+            if !(0.0..=1.0).contains(&m.value_mix) {
+                return Err(ConfigError::Mix(m.value_mix));
+            }
         }
         // Zero blocks is a legal (if weak) network; everything else must be positive.
         for (field, value) in sizes {
@@ -139,9 +172,10 @@ impl NetConfig {
     }
 
     /// Width of the single output row of an exported network: policy logits, then the
-    /// WDL logits, then (if present) the moves-left prediction.
+    /// WDL logits, then (if present) the moves-left prediction, then (if present) the
+    /// material prediction.
     pub fn output_width(&self) -> i64 {
-        self.policy_size + WDL + i64::from(self.moves_left.is_some())
+        self.policy_size + WDL + i64::from(self.moves_left.is_some()) + i64::from(self.material.is_some())
     }
 }
 

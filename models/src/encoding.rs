@@ -114,14 +114,38 @@ pub fn encode(positions: &[Position], history: usize, out: &mut [f32]) {
     fill_plane(out, c + 13, 1.0);
 }
 
-/// Encodes a batch: one `Vec` of [`input_len`] floats per position history.
-pub fn encode_batch(histories: &[&[Position]], history: usize) -> Vec<f32> {
-    let len = input_len(history);
-    let mut out = vec![0.0; len * histories.len()];
-    for (h, chunk) in histories.iter().zip(out.chunks_mut(len)) {
-        encode(h, history, chunk);
+/// How many trailing positions of `positions` the encoding of its last position reads
+/// with `history` steps: the steps themselves and, for each, the reversible window (back
+/// to the last capture or pawn move) its repetition flag looks over. The encoding of the
+/// last position, or of any position reached from it by further moves, is the same from
+/// this suffix as from the whole game; a shorter suffix can miss a repetition.
+pub fn context_len(positions: &[Position], history: usize) -> usize {
+    let n = positions.len();
+    let mut start = n.saturating_sub(history + 1);
+    for j in 0..=history.min(n.saturating_sub(1)) {
+        let i = n - 1 - j;
+        start = start.min(i.saturating_sub(positions[i].halfmove_clock() as usize));
     }
-    out
+    n - start
+}
+
+/// A key for everything [`encode`] reads of `positions` with `history` steps, so that a
+/// cache keyed by it never hands out the evaluation of different inputs: each step's
+/// position key (hands, gating and castling rights, en passant and side to move
+/// included) and repetition flag, and the halfmove clock as the network sees it.
+pub fn input_key(positions: &[Position], history: usize) -> u64 {
+    let n = positions.len();
+    let mut k = 0x51_7C_C1_B7_27_22_0A_95u64;
+    let mut mix = |v: u64| k = (k.rotate_left(23) ^ v).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    for t in 0..=history.min(n.saturating_sub(1)) {
+        let i = n - 1 - t;
+        mix(positions[i].key());
+        mix(u64::from(repeated(positions, i)));
+    }
+    if let Some(cur) = positions.last() {
+        mix(u64::from(cur.halfmove_clock().min(100)));
+    }
+    k
 }
 
 #[cfg(test)]
@@ -182,5 +206,69 @@ mod tests {
         // Two plies earlier the own rook stood on a2.
         let rook_plane = 2 * 17 + 3;
         assert_eq!(out[rook_plane * 64 + 8], 1.0);
+    }
+
+    /// Plays `moves` from `fen`.
+    fn game(fen: &str, moves: &[&str]) -> Game {
+        let mut g = Game::new(Position::from_fen(fen).unwrap());
+        for m in moves {
+            g.play_uci(m).unwrap();
+        }
+        g
+    }
+
+    #[test]
+    fn context_len_keeps_a_repetition_far_back() {
+        // The rook wanders a1-a8 and back (16 plies), the kings shuffle: the last position
+        // repeats the first, 16 plies back, beyond a 12-position tail.
+        let mut moves = Vec::new();
+        let (up, down) = (["a1a2", "a2a3", "a3a4", "a4a5"], ["a5a4", "a4a3", "a3a2", "a2a1"]);
+        for (i, m) in up.iter().chain(&down).enumerate() {
+            moves.push(*m);
+            moves.push(if i % 2 == 0 { "e8d8" } else { "d8e8" });
+        }
+        let g = game("4k3/8/8/8/8/8/8/R3K3[] w - - 0 1", &moves);
+        let all = g.positions();
+        assert_eq!(all.len(), 17);
+        let mut full = vec![0.0; input_len(2)];
+        encode(all, 2, &mut full);
+        assert!(full[16 * 64..17 * 64].iter().all(|&v| v == 1.0), "the last position repeats");
+        let mut short = vec![0.0; input_len(2)];
+        encode(&all[all.len() - 12..], 2, &mut short);
+        assert_ne!(full, short, "a 12-position tail loses the repetition");
+        let len = context_len(all, 2);
+        assert_eq!(len, 17);
+        let mut tail = vec![0.0; input_len(2)];
+        encode(&all[all.len() - len..], 2, &mut tail);
+        assert_eq!(full, tail);
+        // A capture or pawn move resets the window: the history steps and the one ply
+        // since the last pawn move before them are all that is needed.
+        let g = game("4k3/8/8/8/8/8/P7/R3K3[] w - - 0 1", &["a2a3", "e8d8", "a3a4"]);
+        assert_eq!(context_len(g.positions(), 0), 1);
+        assert_eq!(context_len(g.positions(), 1), 3);
+        assert_eq!(context_len(g.positions(), 8), 4);
+    }
+
+    #[test]
+    fn input_key_covers_what_the_network_sees() {
+        let a = Position::from_fen("4k3/8/8/8/8/8/8/R3K3[] w - - 0 1").unwrap();
+        let b = Position::from_fen("4k3/8/8/8/8/8/8/R3K3[] w - - 37 1").unwrap();
+        assert_eq!(a.key(), b.key(), "the position key leaves the halfmove clock out");
+        assert_ne!(input_key(&[a.clone()], 2), input_key(&[b], 2));
+        // The same position with the same clock, reached twice in one game and once in the
+        // other: only the repetition flag tells them apart.
+        let twice = game("4k3/8/8/8/8/8/8/R3K3[] w - - 0 1", &["a1a2", "e8d8", "a2a1", "d8e8"]);
+        let once = game("4k3/8/8/8/8/8/8/1R2K3[] b - - 1 1", &["e8d8", "b1a1", "d8e8"]);
+        let (x, y) = (twice.positions(), once.positions());
+        assert_eq!(x.last().unwrap().key(), y.last().unwrap().key());
+        assert_eq!(x.last().unwrap().halfmove_clock(), y.last().unwrap().halfmove_clock());
+        let mut px = vec![0.0; input_len(0)];
+        let mut py = vec![0.0; input_len(0)];
+        encode(x, 0, &mut px);
+        encode(y, 0, &mut py);
+        assert_ne!(px, py);
+        assert_ne!(input_key(x, 0), input_key(y, 0));
+        assert_eq!(input_key(x, 0), input_key(&x[x.len() - context_len(x, 0)..], 0));
+        assert_ne!(input_key(x, 0), input_key(&x[1..], 0), "a tail too short misses the repetition");
     }
 }

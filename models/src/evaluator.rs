@@ -22,6 +22,9 @@ pub struct Evaluation {
     pub wdl: [f32; 3],
     /// Predicted plies until the game ends, if the network has that head.
     pub moves_left: Option<f32>,
+    /// Predicted material lead of the side to move a few plies ahead (pawns), if the
+    /// network has that head. Already blended into `wdl` by the network's `value_mix`.
+    pub material: Option<f32>,
 }
 
 impl Evaluation {
@@ -60,7 +63,7 @@ impl Evaluator for UniformEvaluator {
             .iter()
             .map(|h| {
                 let n = h.last().map_or(0, |p| p.count_legal_moves() as usize);
-                Evaluation { priors: vec![1.0 / n.max(1) as f32; n], wdl: [1.0 / 3.0; 3], moves_left: None }
+                Evaluation { priors: vec![1.0 / n.max(1) as f32; n], wdl: [1.0 / 3.0; 3], moves_left: None, material: None }
             })
             .collect())
     }
@@ -69,21 +72,94 @@ impl Evaluator for UniformEvaluator {
     }
 }
 
-/// A network as evaluator. Calls are serialised (one forward pass at a time); batch
-/// across callers with a batching layer in front of it.
+/// Pawns of material lead that [`material_q`] maps to an expected score of
+/// tanh(1) ≈ 0.76: a minor piece up is a clear edge, a queen up close to a win.
+pub const MATERIAL_Q_SCALE: f32 = 4.0;
+
+/// An expected score in (-1, 1) for a material lead of `pawns` (side to move's view).
+pub fn material_q(pawns: f32) -> f32 {
+    (pawns / MATERIAL_Q_SCALE).tanh()
+}
+
+/// W/D/L with expected score `q` and no draw mass (for values that are not probabilities).
+pub fn wdl_from_q(q: f32) -> [f32; 3] {
+    let q = q.clamp(-1.0, 1.0);
+    [(1.0 + q) / 2.0, 0.0, (1.0 - q) / 2.0]
+}
+
+/// Equal priors and a value from live material alone ([`schess::material::live_balance`]:
+/// hand pieces count while they can still enter), squashed by [`material_q`]. Search with
+/// it is the `mcts-material` baseline: a network that cannot beat it at equal nodes has
+/// learnt nothing that counting does not give.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MaterialEvaluator;
+
+impl Evaluator for MaterialEvaluator {
+    fn evaluate(&self, histories: &[&[Position]]) -> anyhow::Result<Vec<Evaluation>> {
+        Ok(histories
+            .iter()
+            .map(|h| {
+                let pos = h.last().expect("non-empty history");
+                let n = pos.count_legal_moves() as usize;
+                let white_lead = schess::material::live_balance(pos) as f32;
+                let lead = if pos.turn() == schess::Color::White { white_lead } else { -white_lead };
+                Evaluation { priors: vec![1.0 / n.max(1) as f32; n], wdl: wdl_from_q(material_q(lead)), moves_left: None, material: Some(lead) }
+            })
+            .collect())
+    }
+    fn describe(&self) -> String {
+        "material".into()
+    }
+}
+
+/// A network as evaluator: one or more copies of it, each behind its own lock. With one
+/// copy, calls are serialised (batch across callers with a batching layer in front of it,
+/// as a GPU wants); with one copy per calling thread (self-play on a CPU), every thread
+/// runs its own batches while the others search, and none waits for another's call.
 pub struct NetEvaluator {
-    net: Mutex<Net>,
+    nets: Vec<Mutex<Net>>,
     history: usize,
+    /// Share of the material head in the value (see [`finish`]).
+    material_mix: f32,
+    /// Where the next caller starts looking for a free copy.
+    next: std::sync::atomic::AtomicUsize,
 }
 
 impl NetEvaluator {
     /// `history` must be the number of earlier positions the network was built for.
     pub fn new(net: Net, history: usize) -> NetEvaluator {
-        NetEvaluator { net: Mutex::new(net), history }
+        let material_mix = configured_mix(&net);
+        NetEvaluator { nets: vec![Mutex::new(net)], history, material_mix, next: Default::default() }
     }
 
-    pub fn into_net(self) -> Net {
-        self.net.into_inner().unwrap_or_else(|e| e.into_inner())
+    /// `copies` copies of `net` (same device and precision), at least one.
+    pub fn with_copies(net: Net, history: usize, copies: usize) -> anyhow::Result<NetEvaluator> {
+        let mut nets = Vec::with_capacity(copies.max(1));
+        for _ in 1..copies.max(1) {
+            nets.push(Mutex::new(net.try_clone_to(net.device(), net.precision())?));
+        }
+        let material_mix = configured_mix(&net);
+        nets.push(Mutex::new(net));
+        Ok(NetEvaluator { nets, history, material_mix, next: Default::default() })
+    }
+
+    /// Overrides the network's configured material mix (0..=1; no effect without a
+    /// material head).
+    pub fn with_material_mix(mut self, mix: f32) -> NetEvaluator {
+        self.material_mix = mix.clamp(0.0, 1.0);
+        self
+    }
+
+    /// A free copy if there is one, else the caller's turn on one of them.
+    fn lock(&self) -> std::sync::MutexGuard<'_, Net> {
+        let start = self.next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let n = self.nets.len();
+        for k in 0..n {
+            if let Ok(g) = self.nets[(start + k) % n].try_lock() {
+                return g;
+            }
+        }
+        self.nets[start % n].lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
@@ -118,6 +194,7 @@ pub struct RawOutput {
     pub policy: Vec<f32>,
     pub wdl: Vec<f32>,
     pub moves_left: Option<Vec<f32>>,
+    pub material: Option<Vec<f32>>,
 }
 
 /// Encodes a batch (planes + legal move indices): the CPU-side half of an evaluation,
@@ -151,18 +228,44 @@ pub fn run_net(net: &Net, input: &[f32], n: usize) -> anyhow::Result<RawOutput> 
         policy: to_vec(&out.policy)?,
         wdl: to_vec(&out.wdl)?,
         moves_left: out.moves_left.as_ref().map(to_vec).transpose()?,
+        material: out.material.as_ref().map(to_vec).transpose()?,
     })
 }
 
-/// Turns row `row` of raw outputs into an evaluation over `legal`.
-pub fn finish(raw: &RawOutput, row: usize, legal: &[usize]) -> Evaluation {
+/// Turns row `row` of raw outputs into an evaluation over `legal`. With a material
+/// prediction and `material_mix` > 0, the expected score becomes
+/// `(1 - mix) * (W - L) + mix * material_q(material)`, the draw probability kept.
+pub fn finish(raw: &RawOutput, row: usize, legal: &[usize], material_mix: f32) -> Evaluation {
     let n = raw.wdl.len() / 3;
     let width = raw.policy.len() / n.max(1);
+    let mut wdl = softmax3(&raw.wdl[row * 3..row * 3 + 3]);
+    let material = raw.material.as_ref().map(|m| m[row]);
+    if let Some(m) = material.filter(|_| material_mix > 0.0) {
+        wdl = mix_material(wdl, m, material_mix);
+    }
     Evaluation {
         priors: masked_softmax(&raw.policy[row * width..(row + 1) * width], legal),
-        wdl: softmax3(&raw.wdl[row * 3..row * 3 + 3]),
+        wdl,
         moves_left: raw.moves_left.as_ref().map(|m| m[row]),
+        material,
     }
+}
+
+/// `wdl` with its expected score moved `mix` of the way to `material_q(material)`, the
+/// draw probability kept (clamped so that it stays a distribution).
+pub fn mix_material(wdl: [f32; 3], material: f32, mix: f32) -> [f32; 3] {
+    if mix <= 0.0 {
+        return wdl;
+    }
+    let d = wdl[1];
+    let q = (1.0 - mix) * (wdl[0] - wdl[2]) + mix * material_q(material);
+    let q = q.clamp(-(1.0 - d), 1.0 - d);
+    [(1.0 - d + q) / 2.0, d, (1.0 - d - q) / 2.0]
+}
+
+/// The value mix a network's configuration asks for (0 without a material head).
+pub fn configured_mix(net: &Net) -> f32 {
+    net.config().material.map_or(0.0, |m| m.value_mix)
 }
 
 impl Evaluator for NetEvaluator {
@@ -172,15 +275,16 @@ impl Evaluator for NetEvaluator {
         }
         let prepared = prepare(histories, self.history);
         let raw = {
-            let net = self.net.lock().unwrap_or_else(|e| e.into_inner());
+            let net = self.lock();
             run_net(&net, &prepared.input, histories.len())?
         };
-        Ok(prepared.legal.iter().enumerate().map(|(i, legal)| finish(&raw, i, legal)).collect())
+        Ok(prepared.legal.iter().enumerate().map(|(i, legal)| finish(&raw, i, legal, self.material_mix)).collect())
     }
     fn describe(&self) -> String {
-        let net = self.net.lock().unwrap_or_else(|e| e.into_inner());
+        let net = self.lock();
         let c = net.config();
-        format!("net {}x{} on {:?}", c.blocks, c.channels, net.device())
+        let copies = if self.nets.len() > 1 { format!(" ({} copies)", self.nets.len()) } else { String::new() };
+        format!("net {}x{} on {:?}{copies}", c.blocks, c.channels, net.device())
     }
 }
 
@@ -199,13 +303,10 @@ impl<E: Evaluator> CachedEvaluator<E> {
         CachedEvaluator { inner, history, capacity: capacity.max(1), maps: Mutex::new((HashMap::new(), HashMap::new())) }
     }
 
-    /// The cache key: the position's key mixed with those of the history the network sees.
+    /// The cache key: everything the network's input encoding reads of the history
+    /// ([`crate::encoding::input_key`]), so equal keys mean equal inputs.
     pub fn key(&self, history: &[Position]) -> u64 {
-        let mut k = 0u64;
-        for p in history.iter().rev().take(self.history + 1) {
-            k = k.rotate_left(17) ^ p.key().wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        }
-        k
+        crate::encoding::input_key(history, self.history)
     }
 
     pub fn len(&self) -> usize {
@@ -258,6 +359,44 @@ mod tests {
         let e = UniformEvaluator.evaluate(&[std::slice::from_ref(&pos)]).unwrap();
         assert_eq!(e[0].priors.len(), 28);
         assert!((e[0].priors.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+    }
+
+    #[test]
+    fn cache_key_tells_apart_inputs_that_differ_only_in_the_clock() {
+        let eval = CachedEvaluator::new(UniformEvaluator, 1, 16);
+        let a: Position = "4k3/8/8/8/8/8/8/R3K3[] w - - 0 1".parse().unwrap();
+        let b: Position = "4k3/8/8/8/8/8/8/R3K3[] w - - 60 1".parse().unwrap();
+        assert_eq!(a.key(), b.key());
+        assert_ne!(eval.key(std::slice::from_ref(&a)), eval.key(std::slice::from_ref(&b)));
+        eval.evaluate(&[std::slice::from_ref(&a), std::slice::from_ref(&b)]).unwrap();
+        assert_eq!(eval.len(), 2);
+    }
+
+    #[test]
+    fn material_mix_moves_the_expected_score_and_keeps_a_distribution() {
+        let wdl = [0.2, 0.5, 0.3];
+        assert_eq!(mix_material(wdl, 3.0, 0.0), wdl);
+        let full = mix_material(wdl, 40.0, 1.0);
+        assert!((full[0] - full[2] - 0.5).abs() < 1e-5, "capped by the draw mass: {full:?}");
+        let half = mix_material(wdl, 4.0, 0.5);
+        let q = 0.5 * -0.1 + 0.5 * material_q(4.0);
+        assert!((half[0] - half[2] - q).abs() < 1e-5 && (half.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+        assert_eq!(half[1], 0.5);
+    }
+
+    #[test]
+    fn material_evaluator_scores_the_movers_live_material() {
+        // White is a rook up; Black to move sees the same lead from its side.
+        let w: Position = "4k3/8/8/8/8/8/8/R3K3[] w - - 0 1".parse().unwrap();
+        let b: Position = "4k3/8/8/8/8/8/8/R3K3[] b - - 0 1".parse().unwrap();
+        let ew = &MaterialEvaluator.evaluate(&[std::slice::from_ref(&w)]).unwrap()[0];
+        let eb = &MaterialEvaluator.evaluate(&[std::slice::from_ref(&b)]).unwrap()[0];
+        assert!((ew.q() - material_q(5.0)).abs() < 1e-6 && (eb.q() + material_q(5.0)).abs() < 1e-6);
+        assert!((ew.priors.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+        assert_eq!(ew.priors.len() as u64, w.count_legal_moves());
+        let start = &MaterialEvaluator.evaluate(&[&[Position::startpos()][..]]).unwrap()[0];
+        assert_eq!(start.q(), 0.0);
+        assert!(material_q(9.0) > material_q(5.0) && material_q(1.0) > 0.2);
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //!   three are baked in by tracing). One input `[N, input_planes, 8, 8]` float32, any
 //!   N; one output `[N, output_width]` float32 (TorchScript tracing allows one output
 //!   tensor, so the heads are concatenated along dim 1: policy logits, then W/D/L
-//!   logits, then the moves-left prediction if the net has that head). Weights are
+//!   logits, then the moves-left prediction and the material prediction if the net has
+//!   those heads). Weights are
 //!   constants: the file is for inference only.
 //! - `model.safetensors`: the checkpoint (see [`crate::checkpoint`]), for training or
 //!   for rebuilding the net elsewhere.
@@ -108,12 +109,28 @@ impl ExportInfo {
                     "win, draw, loss logits for the side to move; softmax for probabilities".into(),
             },
         ];
+        let mut end = p + WDL;
         if config.moves_left.is_some() {
             layout.push(OutputSlice {
                 name: "moves_left".into(),
-                start: p + WDL,
-                end: p + WDL + 1,
+                start: end,
+                end: end + 1,
                 description: "predicted remaining plies (non-negative)".into(),
+            });
+            end += 1;
+        }
+        if let Some(m) = config.material {
+            layout.push(OutputSlice {
+                name: "material".into(),
+                start: end,
+                end: end + 1,
+                description: format!(
+                    "predicted live material lead of the side to move, in pawns, {} plies ahead; \
+                     search values positions as (1 - {mix}) * (W - L) + {mix} * tanh(material / {scale})",
+                    m.horizon,
+                    mix = m.value_mix,
+                    scale = crate::evaluator::MATERIAL_Q_SCALE
+                ),
             });
         }
         let n = || serde_json::Value::from("N");

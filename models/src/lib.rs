@@ -25,7 +25,7 @@ pub mod policy_index;
 mod testutil;
 
 pub use checkpoint::{CheckpointError, FormatVersions, Metadata, FORMAT_MAGIC};
-pub use config::{ConfigError, MovesLeftConfig, NetConfig, SeConfig};
+pub use config::{ConfigError, MaterialHeadConfig, MovesLeftConfig, NetConfig, SeConfig};
 pub use device::{DeviceChoice, DeviceError, Precision};
 pub use export::{export, ExportError, ExportInfo, ExportPaths};
 pub use net::{Net, NetError, NetOutput};

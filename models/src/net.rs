@@ -8,7 +8,9 @@
 //!   `policy_size` logits;
 //! - value head: 1x1 conv to `value_channels`, BN, ReLU, flatten, linear, ReLU, linear
 //!   to 3 W/D/L logits;
-//! - optional moves-left head: like the value head, ending in one softplus output.
+//! - optional moves-left head: like the value head, ending in one softplus output;
+//! - optional material head: 1x1 conv, mean and max pooling, MLP to one output (the
+//!   predicted material lead in pawns, see [`crate::MaterialHeadConfig`]).
 //!
 //! The shape-dependent operations use `flatten`/`unsqueeze`/`chunk` rather than `view`
 //! with the batch size, so that a traced TorchScript export (see [`crate::export`])
@@ -39,6 +41,9 @@ pub struct NetOutput {
     pub wdl: Tensor,
     /// `[N]` predicted remaining plies (non-negative), when the net has that head.
     pub moves_left: Option<Tensor>,
+    /// `[N]` predicted material lead of the side to move in pawns, when the net has that
+    /// head.
+    pub material: Option<Tensor>,
 }
 
 /// A residual network with its variables.
@@ -57,6 +62,7 @@ pub struct Net {
     policy: PolicyHead,
     value: ValueHead,
     moves_left: Option<MovesLeftHead>,
+    material: Option<MlpHead>,
 }
 
 impl std::fmt::Debug for Net {
@@ -85,6 +91,9 @@ impl Net {
         let moves_left = config
             .moves_left
             .map(|ml| MovesLeftHead::new(&(&root / "moves_left"), c, ml.channels, ml.hidden));
+        let material = config
+            .material
+            .map(|m| MlpHead::new(&(&root / "material"), c, m.channels, m.hidden, 1, true));
         Ok(Net {
             vs,
             config,
@@ -94,6 +103,7 @@ impl Net {
             policy,
             value,
             moves_left,
+            material,
         })
     }
 
@@ -192,6 +202,7 @@ impl Net {
             policy: self.policy.forward_t(&h, train),
             wdl: self.value.forward_t(&h, train),
             moves_left: self.moves_left.as_ref().map(|m| m.forward_t(&h, train)),
+            material: self.material.as_ref().map(|m| m.forward_t(&h, train).squeeze_dim(1)),
         })
     }
 
@@ -203,11 +214,13 @@ impl Net {
             policy: out.policy.to_kind(Kind::Float),
             wdl: out.wdl.to_kind(Kind::Float),
             moves_left: out.moves_left.map(|m| m.to_kind(Kind::Float)),
+            material: out.material.map(|m| m.to_kind(Kind::Float)),
         })
     }
 
     /// Inference returning the single `[N, output_width]` row layout of the exported
-    /// TorchScript module: policy logits, WDL logits, then moves-left if present.
+    /// TorchScript module: policy logits, WDL logits, then moves-left and material if
+    /// present.
     pub fn infer_concat(&self, xs: &Tensor) -> Result<Tensor, NetError> {
         Ok(self.infer(xs)?.concat())
     }
@@ -217,7 +230,7 @@ impl NetOutput {
     /// Concatenates the heads along dim 1 (the exported layout).
     pub fn concat(&self) -> Tensor {
         let mut parts = vec![self.policy.shallow_clone(), self.wdl.shallow_clone()];
-        if let Some(m) = &self.moves_left {
+        for m in [&self.moves_left, &self.material].into_iter().flatten() {
             parts.push(m.unsqueeze(1));
         }
         Tensor::cat(&parts, 1)
@@ -470,6 +483,24 @@ mod tests {
         // The pooled features still carry the input.
         let other = net.forward_t(&(xs.shallow_clone() * 2.0), false).unwrap();
         assert!(!out.wdl.allclose(&other.wdl, 1e-6, 1e-6, false));
+    }
+
+    #[test]
+    fn material_head_shapes_and_export_layout() {
+        let mut cfg = tiny_config(false, true);
+        cfg.material = Some(crate::MaterialHeadConfig { channels: 2, hidden: 8, horizon: 8, value_mix: 0.5 });
+        let mut net = Net::new(cfg.clone(), Device::Cpu).unwrap();
+        let xs = Tensor::randn([4, 5, 8, 8], (Kind::Float, Device::Cpu));
+        let out = net.forward_t(&xs, false).unwrap();
+        // Zero-initialised output layer: a fresh head predicts an even balance.
+        assert_eq!(out.material.as_ref().unwrap().size(), [4]);
+        assert_eq!(out.material.as_ref().unwrap().abs().max().double_value(&[]), 0.0);
+        randomize(&mut net, 9);
+        let out = net.infer(&xs).unwrap();
+        let row = out.concat();
+        assert_eq!(row.size(), [4, cfg.output_width()]);
+        let last = row.select(1, cfg.output_width() - 1);
+        assert!(last.allclose(out.material.as_ref().unwrap(), 1e-6, 1e-6, false));
     }
 
     #[test]

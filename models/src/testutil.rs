@@ -21,6 +21,7 @@ pub(crate) fn tiny_config(se: bool, moves_left: bool) -> NetConfig {
             channels: 2,
             hidden: 8,
         }),
+        material: None,
     }
 }
 

@@ -13,6 +13,7 @@
 
 use crate::config::{RootMode, SearchConfig};
 use models::evaluator::{Evaluation, Evaluator};
+use rand::seq::SliceRandom;
 use rand::Rng;
 use rand_distr::{Distribution, Gamma, Gumbel};
 use schess::{Move, Position};
@@ -82,6 +83,7 @@ struct GumbelState {
     phase: u32,
     c_visit: f32,
     c_scale: f32,
+    rescale: bool,
 }
 
 /// Per-root-move statistics after a search.
@@ -104,11 +106,20 @@ pub struct Tree {
     gumbel: Option<GumbelState>,
     /// The root's own evaluation (for FPU and Gumbel's completed Q).
     root_eval_q: f32,
+    /// Positions of `history` passed to the evaluator with each leaf (its last ones).
+    tail: usize,
 }
 
-/// Positions of the game history passed to the evaluator with each leaf (covers the
-/// network's history planes and the repetition flags).
+/// Positions of the game history passed to the evaluator with each leaf at least: covers
+/// the history planes of networks seeing up to `HISTORY_TAIL - 1` earlier positions. More
+/// are passed when a repetition flag could look further back
+/// ([`models::encoding::context_len`]).
 const HISTORY_TAIL: usize = 12;
+
+/// Game positions the encoding of the root, and of every position below it, can read.
+fn tail_len(history: &[Position]) -> usize {
+    models::encoding::context_len(history, HISTORY_TAIL - 1).max(HISTORY_TAIL).min(history.len())
+}
 
 impl Tree {
     /// A tree for the last position of `history` (the game so far).
@@ -117,7 +128,8 @@ impl Tree {
         let root = history.last().expect("non-empty").clone();
         let mut root_node = Node::new(None, 1.0);
         root_node.pos = 0;
-        Tree { nodes: vec![root_node], positions: vec![root], history, gumbel: None, root_eval_q: 0.0 }
+        let tail = tail_len(&history);
+        Tree { nodes: vec![root_node], positions: vec![root], tail, history, gumbel: None, root_eval_q: 0.0 }
     }
 
     pub fn root_position(&self) -> &Position {
@@ -249,8 +261,7 @@ impl Tree {
                     return None;
                 }
             }
-            let mut history: Vec<Position> =
-                self.history[self.history.len().saturating_sub(HISTORY_TAIL)..].to_vec();
+            let mut history: Vec<Position> = self.history[self.history.len() - self.tail..].to_vec();
             history.extend(path[1..].iter().map(|&i| self.positions[self.nodes[i as usize].pos as usize].clone()));
             return Some(Leaf { path, history });
         }
@@ -331,7 +342,11 @@ impl Tree {
             })
             .collect();
         let m = cfg.gumbel_actions.clamp(1, n);
+        // Equal scores (equal priors without noise, e.g. a fresh network) are ordered at
+        // random, not by move generation order: otherwise every noise-free search of a
+        // uniform network would consider the first m legal moves and play the same one.
         let mut order: Vec<usize> = (0..n).collect();
+        order.shuffle(rng);
         order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
         order.truncate(m);
         let phases = (m as f32).log2().ceil().max(1.0) as u32;
@@ -344,6 +359,7 @@ impl Tree {
             phase: 0,
             c_visit: cfg.gumbel_c_visit,
             c_scale: cfg.gumbel_c_scale,
+            rescale: cfg.gumbel_rescale_q,
         };
         Self::fill_gumbel_queue(&mut st);
         self.gumbel = Some(st);
@@ -357,11 +373,22 @@ impl Tree {
         }
     }
 
-    /// sigma(q) of the paper, with q mapped from [-1, 1] to [0, 1].
-    fn sigma(&self, q: f32) -> f32 {
-        let (c_visit, c_scale) = self.gumbel.as_ref().map_or((50.0, 1.0), |g| (g.c_visit, g.c_scale));
+    /// sigma(completed Q) of every root child (the paper's monotone transform):
+    /// `(c_visit + max N) * c_scale * q`, with q rescaled to [0, 1] by the smallest and
+    /// largest completed Q at the root (mctx's default), or mapped from [-1, 1] to [0, 1]
+    /// without rescaling.
+    fn sigmas(&self) -> Vec<f32> {
+        let cq = self.completed_q();
+        let (c_visit, c_scale, rescale) = self.gumbel.as_ref().map_or((50.0, 0.1, true), |g| (g.c_visit, g.c_scale, g.rescale));
         let max_n = self.nodes[0].children().map(|i| self.nodes[i].n).max().unwrap_or(0);
-        (c_visit + max_n as f32) * c_scale * (q + 1.0) / 2.0
+        let factor = (c_visit + max_n as f32) * c_scale;
+        let (lo, hi) = cq.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &q| (lo.min(q), hi.max(q)));
+        cq.iter()
+            .map(|&q| {
+                let unit = if rescale { (q - lo) / (hi - lo).max(1e-8) } else { (q + 1.0) / 2.0 };
+                factor * unit
+            })
+            .collect()
     }
 
     fn next_gumbel_child(&mut self) -> Option<usize> {
@@ -380,8 +407,7 @@ impl Tree {
     /// Sequential halving: keeps the better half of the contenders by
     /// gumbel + logit + sigma(completed Q) and plans the next phase's visits.
     fn halve_gumbel(&mut self) {
-        let cq = self.completed_q();
-        let sigma: Vec<f32> = cq.iter().map(|&q| self.sigma(q)).collect();
+        let sigma = self.sigmas();
         let st = self.gumbel.as_mut().expect("gumbel state");
         let mut ranked: Vec<(usize, f32)> = st.remaining.iter().map(|&k| (k, st.scores[k] + sigma[k])).collect();
         ranked.sort_by(|a, b| b.1.total_cmp(&a.1));
@@ -411,17 +437,55 @@ impl Tree {
     }
 
     /// The move the Gumbel search settles on: the best remaining action by
-    /// gumbel + logit + sigma(q).
+    /// gumbel + logit + sigma(q) (the first of equals, in the random order of ties).
     pub fn gumbel_choice(&self) -> Option<Move> {
         let st = self.gumbel.as_ref()?;
         let first = self.nodes[0].first_child as usize;
+        let sigma = self.sigmas();
+        let mut best: Option<(usize, f32)> = None;
+        for &k in &st.remaining {
+            let score = st.scores[k] + sigma[k];
+            if best.map_or(true, |(_, b)| score > b) {
+                best = Some((k, score));
+            }
+        }
+        best.and_then(|(k, _)| self.nodes[first + k].mv)
+    }
+
+    /// The value a position's training target should take from the search, W/D/L for
+    /// the side to move. PUCT: the root's visit-weighted mean. Gumbel: the mean under the
+    /// improved policy of the completed values, Σ π'(a) · v(a): sequential halving spends
+    /// most early visits on actions it then discards, so the visit mean of a small search
+    /// drags the value towards those actions' (poor) results.
+    pub fn value_target(&self) -> [f32; 3] {
+        if self.gumbel.is_none() || !self.nodes[0].expanded || self.nodes[0].num_children == 0 {
+            return self.root_wdl();
+        }
+        let pi = self.improved_policy();
         let cq = self.completed_q();
-        st.remaining
-            .iter()
-            .max_by(|&&a, &&b| {
-                (st.scores[a] + self.sigma(cq[a])).total_cmp(&(st.scores[b] + self.sigma(cq[b])))
-            })
-            .and_then(|&k| self.nodes[first + k].mv)
+        let root = &self.nodes[0];
+        let root_d = if root.n > 0 { (root.d / root.n as f32).clamp(0.0, 1.0) } else { 0.0 };
+        let mut wdl = [0.0f32; 3];
+        for ((i, &p), &q) in self.nodes[0].children().zip(&pi).zip(&cq) {
+            let c = &self.nodes[i];
+            let d = if c.n > 0 { (c.d / c.n as f32).clamp(0.0, 1.0) } else { root_d };
+            let w = ((1.0 + q - d) / 2.0).clamp(0.0, 1.0);
+            let l = ((1.0 - q - d) / 2.0).clamp(0.0, 1.0);
+            wdl[0] += p * w;
+            wdl[1] += p * d;
+            wdl[2] += p * l;
+        }
+        let sum = wdl.iter().sum::<f32>().max(1e-12);
+        wdl.map(|x| x / sum)
+    }
+
+    /// Gumbel's improved policy: softmax(logits + sigma(completed Q)) over all root moves.
+    fn improved_policy(&self) -> Vec<f32> {
+        let sigma = self.sigmas();
+        let logits: Vec<f32> =
+            self.nodes[0].children().zip(&sigma).map(|(i, &s)| self.nodes[i].raw_prior.max(1e-20).ln() + s).collect();
+        let idx: Vec<usize> = (0..logits.len()).collect();
+        models::evaluator::masked_softmax(&logits, &idx)
     }
 
     /// The search's policy target over the root's moves (in legal-move order), summing to 1.
@@ -434,14 +498,7 @@ impl Tree {
             return Vec::new();
         }
         if self.gumbel.is_some() {
-            let cq = self.completed_q();
-            let logits: Vec<f32> = range
-                .clone()
-                .zip(&cq)
-                .map(|(i, &q)| self.nodes[i].raw_prior.max(1e-20).ln() + self.sigma(q))
-                .collect();
-            let idx: Vec<usize> = (0..logits.len()).collect();
-            return models::evaluator::masked_softmax(&logits, &idx);
+            return self.improved_policy();
         }
         let mut visits: Vec<f32> = range.clone().map(|i| self.nodes[i].n as f32).collect();
         if prune && cfg.forced_playouts_k > 0.0 {
@@ -558,7 +615,8 @@ impl Tree {
                 }
             }
         }
-        let mut tree = Tree { nodes, positions, history, gumbel: None, root_eval_q: 0.0 };
+        let tail = tail_len(&history);
+        let mut tree = Tree { nodes, positions, tail, history, gumbel: None, root_eval_q: 0.0 };
         tree.root_eval_q = if tree.nodes[0].n > 0 { -tree.nodes[0].w / tree.nodes[0].n as f32 } else { 0.0 };
         tree.clear_root_noise();
         tree

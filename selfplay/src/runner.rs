@@ -1,27 +1,91 @@
 //! Self-play: many games per worker thread, their leaves evaluated in one batch per round.
+//!
+//! Every slot is kept busy: a finished game's slot starts the next game at once, and the
+//! network is consulted afresh for every batch ([`NetworkSource`]), so a pipeline can
+//! hand self-play a new best network without stopping it: games then continue with the
+//! new network from their next move.
 
 use crate::config::{MaxLengthResult, RootMode, SelfplayConfig};
 use crate::mcts::{Leaf, Tree};
 use crate::shard::{GameRecord, Sample};
-use models::evaluator::Evaluator;
+use models::evaluator::{Evaluation, Evaluator};
 use models::policy_index::index_of;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use schess::{Color, DrawReason, Game, Outcome, Position, Variant};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::mpsc;
+use std::sync::{mpsc, Arc, RwLock};
 
 /// Settings of one self-play batch beyond the config.
 #[derive(Debug, Clone)]
 pub struct RunOptions {
+    /// Games to play (`usize::MAX`: until stopped).
     pub games: usize,
+    /// Generation recorded in the games (with a fixed evaluator; see [`play`]).
     pub generation: u32,
     pub seed: u64,
+}
+
+/// The network self-play plays with, asked for every batch of leaves.
+pub trait NetworkSource: Sync {
+    /// The generation of the current network (recorded in each game it starts).
+    fn generation(&self) -> u32;
+    /// Evaluates a batch with the current network.
+    fn evaluate(&self, histories: &[&[Position]]) -> anyhow::Result<Vec<Evaluation>>;
+}
+
+/// One evaluator for the whole run.
+pub struct FixedNetwork<'a> {
+    pub generation: u32,
+    pub evaluator: &'a dyn Evaluator,
+}
+
+impl NetworkSource for FixedNetwork<'_> {
+    fn generation(&self) -> u32 {
+        self.generation
+    }
+    fn evaluate(&self, histories: &[&[Position]]) -> anyhow::Result<Vec<Evaluation>> {
+        self.evaluator.evaluate(histories)
+    }
+}
+
+/// A network that can be replaced while self-play runs (a pipeline's best network).
+pub struct SwappableNetwork {
+    current: RwLock<(u32, Arc<dyn Evaluator>)>,
+}
+
+impl SwappableNetwork {
+    pub fn new(generation: u32, evaluator: Arc<dyn Evaluator>) -> Self {
+        SwappableNetwork { current: RwLock::new((generation, evaluator)) }
+    }
+
+    /// Self-play uses `evaluator` from its next batch on.
+    pub fn replace(&self, generation: u32, evaluator: Arc<dyn Evaluator>) {
+        *self.current.write().unwrap_or_else(|p| p.into_inner()) = (generation, evaluator);
+    }
+
+    fn get(&self) -> (u32, Arc<dyn Evaluator>) {
+        let g = self.current.read().unwrap_or_else(|p| p.into_inner());
+        (g.0, Arc::clone(&g.1))
+    }
+}
+
+impl NetworkSource for SwappableNetwork {
+    fn generation(&self) -> u32 {
+        self.get().0
+    }
+    fn evaluate(&self, histories: &[&[Position]]) -> anyhow::Result<Vec<Evaluation>> {
+        // The lock is held only to clone the handle, never during the evaluation.
+        let evaluator = self.get().1;
+        evaluator.evaluate(histories)
+    }
 }
 
 /// One game in progress.
 struct Slot {
     game: Game,
+    /// Generation of the network when the game started.
+    generation: u32,
     tree: Tree,
     full: bool,
     setup_done: bool,
@@ -34,11 +98,12 @@ struct Slot {
 }
 
 impl Slot {
-    fn new(cfg: &SelfplayConfig, start: &Position, rng: &mut impl Rng) -> Slot {
+    fn new(cfg: &SelfplayConfig, start: &Position, generation: u32, rng: &mut impl Rng) -> Slot {
         let game = Game::new(start.clone());
         Slot {
             tree: Tree::new(game.positions().to_vec()),
             game,
+            generation,
             full: rng.gen::<f32>() < cfg.full_search_fraction,
             setup_done: false,
             target: 0,
@@ -72,7 +137,12 @@ impl Slot {
             }
             if !self.setup_done {
                 let sims = self.simulations(cfg);
-                self.tree.setup_root(&cfg.search, sims, self.full, rng);
+                // Full searches always explore (Dirichlet or Gumbel noise). Fast ones do in
+                // the opening too under Gumbel, where the noise is what picks the move:
+                // without it every fast-search opening would repeat.
+                let opening = (self.game.ply() as u32) < cfg.temperature_plies;
+                let noise = self.full || (opening && cfg.search.root_mode == RootMode::Gumbel);
+                self.tree.setup_root(&cfg.search, sims, noise, rng);
                 self.target = self.tree.root_visits() + sims;
                 self.setup_done = true;
             }
@@ -100,7 +170,7 @@ impl Slot {
             self.samples.push(Sample {
                 ply: self.game.ply() as u16,
                 policy,
-                root_wdl: self.tree.root_wdl(),
+                root_wdl: self.tree.value_target(),
                 visits: self.tree.root_visits(),
             });
         }
@@ -159,7 +229,7 @@ impl Slot {
         None
     }
 
-    fn into_record(self, cfg: &SelfplayConfig, generation: u32) -> GameRecord {
+    fn into_record(self, cfg: &SelfplayConfig) -> GameRecord {
         let (result, termination) = self.finished(cfg).expect("finished game");
         GameRecord {
             variant: self.game.start().variant().name().to_string(),
@@ -168,7 +238,7 @@ impl Slot {
             samples: self.samples,
             result,
             termination: termination.to_string(),
-            generation,
+            generation: self.generation,
             resign_disabled: self.resign_disabled,
             would_have_resigned: self.would_resign.map(|c| c.char()),
         }
@@ -185,10 +255,22 @@ pub fn play(
     stop: &AtomicBool,
     sink: mpsc::Sender<GameRecord>,
 ) -> anyhow::Result<()> {
+    play_from(cfg, &FixedNetwork { generation: opts.generation, evaluator }, opts, stop, sink)
+}
+
+/// [`play`] with the network taken from `network` for every batch (`opts.generation` is
+/// not used: each game records the generation it started with).
+pub fn play_from(
+    cfg: &SelfplayConfig,
+    network: &dyn NetworkSource,
+    opts: &RunOptions,
+    stop: &AtomicBool,
+    sink: mpsc::Sender<GameRecord>,
+) -> anyhow::Result<()> {
     let variant = Variant::from_name(&cfg.variant)
         .ok_or_else(|| anyhow::anyhow!("unknown variant {:?} (seirawan or chess)", cfg.variant))?;
     let start = Position::new(variant);
-    let threads = if cfg.threads == 0 { std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) } else { cfg.threads };
+    let threads = cfg.worker_threads();
     let started = AtomicUsize::new(0);
     let errors = std::sync::Mutex::new(Vec::new());
     // A dedicated rayon pool with one long-lived worker per thread (each runs many games).
@@ -197,13 +279,21 @@ pub fn play(
         .thread_name(|i| format!("selfplay-{i}"))
         .build()
         .map_err(|e| anyhow::anyhow!("cannot start self-play threads: {e}"))?;
+    // Every worker gets its share of a short batch of games up front; refills then come
+    // from the shared count, so no worker sits idle while another has games queued.
+    let per_worker = cfg.games_per_thread.max(1).min(opts.games.div_ceil(threads).max(1));
     pool.scope(|scope| {
         for t in 0..threads {
             let sink = sink.clone();
             let (started, errors, start) = (&started, &errors, &start);
             scope.spawn(move |_| {
+                if cfg.torch_threads > 0 {
+                    // Per thread: libtorch's intra-op thread count is thread-local once set.
+                    models::tch::set_num_threads(cfg.torch_threads as i32);
+                }
                 let mut rng = SmallRng::seed_from_u64(opts.seed ^ (t as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
-                if let Err(e) = worker(cfg, evaluator, opts, start, started, stop, &sink, &mut rng) {
+                let w = Worker { cfg, network, opts, start, started, stop, sink: &sink, slots: per_worker };
+                if let Err(e) = w.run(&mut rng) {
                     errors.lock().unwrap_or_else(|p| p.into_inner()).push(e);
                     stop.store(true, Ordering::Relaxed);
                 }
@@ -216,73 +306,79 @@ pub fn play(
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn worker(
-    cfg: &SelfplayConfig,
-    evaluator: &dyn Evaluator,
-    opts: &RunOptions,
-    start: &Position,
-    started: &AtomicUsize,
-    stop: &AtomicBool,
-    sink: &mpsc::Sender<GameRecord>,
-    rng: &mut SmallRng,
-) -> anyhow::Result<()> {
-    let claim = || !stop.load(Ordering::Relaxed) && started.fetch_add(1, Ordering::Relaxed) < opts.games;
-    let mut slots: Vec<Slot> = Vec::new();
-    for _ in 0..cfg.games_per_thread.max(1) {
-        if !claim() {
-            break;
-        }
-        slots.push(Slot::new(cfg, start, rng));
+/// One self-play worker thread and what it shares with the others.
+struct Worker<'a> {
+    cfg: &'a SelfplayConfig,
+    network: &'a dyn NetworkSource,
+    opts: &'a RunOptions,
+    start: &'a Position,
+    started: &'a AtomicUsize,
+    stop: &'a AtomicBool,
+    sink: &'a mpsc::Sender<GameRecord>,
+    /// Games in flight.
+    slots: usize,
+}
+
+impl Worker<'_> {
+    /// Claims one more game of the run, unless stopped or all are claimed.
+    fn claim(&self) -> bool {
+        !self.stop.load(Ordering::Relaxed) && self.started.fetch_add(1, Ordering::Relaxed) < self.opts.games
     }
-    while !slots.is_empty() {
-        if stop.load(Ordering::Relaxed) {
-            // Abandon the games in flight: a stop must be prompt, and a half-played game
-            // is not a sample.
-            return Ok(());
+
+    fn run(&self, rng: &mut SmallRng) -> anyhow::Result<()> {
+        let cfg = self.cfg;
+        let mut slots: Vec<Slot> = Vec::new();
+        for _ in 0..self.slots {
+            if !self.claim() {
+                break;
+            }
+            slots.push(Slot::new(cfg, self.start, self.network.generation(), rng));
         }
-        let mut leaves: Vec<(usize, Leaf)> = Vec::with_capacity(slots.len());
-        let mut i = 0;
-        while i < slots.len() {
-            match slots[i].next_leaf(cfg, rng) {
-                Some(leaf) => {
-                    leaves.push((i, leaf));
-                    i += 1;
-                }
-                None => {
-                    let done = slots.swap_remove(i);
-                    // Leaves already collected keep their slot indices: the swapped-in
-                    // slot has not been visited yet this round.
-                    let _ = sink.send(done.into_record(cfg, opts.generation));
-                    if claim() {
-                        slots.push(Slot::new(cfg, start, rng));
+        while !slots.is_empty() {
+            if self.stop.load(Ordering::Relaxed) {
+                // Abandon the games in flight: a stop must be prompt, and a half-played
+                // game is not a sample.
+                return Ok(());
+            }
+            let mut leaves: Vec<(usize, Leaf)> = Vec::with_capacity(slots.len());
+            let mut i = 0;
+            while i < slots.len() {
+                match slots[i].next_leaf(cfg, rng) {
+                    Some(leaf) => {
+                        leaves.push((i, leaf));
+                        i += 1;
+                    }
+                    None => {
+                        let done = slots.swap_remove(i);
+                        // Leaves already collected keep their slot indices: the swapped-in
+                        // slot has not been visited yet this round.
+                        let _ = self.sink.send(done.into_record(cfg));
+                        if self.claim() {
+                            slots.push(Slot::new(cfg, self.start, self.network.generation(), rng));
+                        }
                     }
                 }
             }
+            if leaves.is_empty() {
+                continue;
+            }
+            let histories: Vec<&[Position]> = leaves.iter().map(|(_, l)| l.history.as_slice()).collect();
+            let evals = self.network.evaluate(&histories)?;
+            anyhow::ensure!(evals.len() == leaves.len(), "evaluator returned {} of {} evaluations", evals.len(), leaves.len());
+            for ((slot, leaf), eval) in leaves.iter().zip(&evals) {
+                slots[*slot].tree.expand_and_backup(leaf, eval);
+            }
         }
-        if leaves.is_empty() {
-            continue;
-        }
-        let histories: Vec<&[Position]> = leaves.iter().map(|(_, l)| l.history.as_slice()).collect();
-        let evals = evaluator.evaluate(&histories)?;
-        for ((slot, leaf), eval) in leaves.iter().zip(&evals) {
-            slots[*slot].tree.expand_and_backup(leaf, eval);
-        }
+        Ok(())
     }
-    Ok(())
 }
 
-/// Whether the Gumbel root is in use (for reports).
-pub fn uses_gumbel(cfg: &SelfplayConfig) -> bool {
-    cfg.search.root_mode == RootMode::Gumbel
-}
-
-/// Plays like [`play`] on a worker thread while this thread hands each finished game to
-/// `on_game` and then to `writer`; flushes the writer at the end (also after an error,
-/// so the games already played are kept).
+/// Plays like [`play_from`] on a worker thread while this thread hands each finished
+/// game to `on_game` and then to `writer`; flushes the writer at the end (also after an
+/// error, so the games already played are kept).
 pub fn play_into(
     cfg: &SelfplayConfig,
-    evaluator: &dyn Evaluator,
+    network: &dyn NetworkSource,
     opts: &RunOptions,
     stop: &AtomicBool,
     writer: &mut crate::writer::ShardWriter,
@@ -290,7 +386,7 @@ pub fn play_into(
 ) -> anyhow::Result<()> {
     let (tx, rx) = mpsc::channel();
     let result = std::thread::scope(|s| -> anyhow::Result<()> {
-        let worker = s.spawn(|| play(cfg, evaluator, opts, stop, tx));
+        let worker = s.spawn(|| play_from(cfg, network, opts, stop, tx));
         for record in rx {
             on_game(&record);
             writer.push(record)?;

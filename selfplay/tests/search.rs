@@ -118,3 +118,106 @@ fn tree_reuse_keeps_the_subtree() {
     assert_eq!(next.root_position(), &pos.play(m).unwrap());
     assert_eq!(next.root_visits(), child_visits);
 }
+
+/// Lead 1 of the learning review: with equal priors and no noise, Gumbel's top-k must not
+/// be the first k legal moves, nor its choice always the same one.
+#[test]
+fn noise_free_gumbel_with_equal_priors_does_not_follow_move_order() {
+    let pos = Position::startpos();
+    let legal = pos.legal_moves();
+    let cfg = SearchConfig { root_mode: RootMode::Gumbel, gumbel_actions: 8, ..SearchConfig::default() };
+    let mut chosen = std::collections::HashSet::new();
+    let mut beyond_first_eight = false;
+    for seed in 0..12 {
+        let mut tree = Tree::new(vec![pos.clone()]);
+        tree.search(&UniformEvaluator, &cfg, 16, false, &mut SmallRng::seed_from_u64(seed)).unwrap();
+        let m = tree.gumbel_choice().unwrap();
+        chosen.insert(m);
+        let visited: Vec<usize> =
+            tree.root_children().iter().enumerate().filter(|(_, c)| c.visits > 0).map(|(k, _)| k).collect();
+        beyond_first_eight |= visited.iter().any(|&k| k >= 8);
+    }
+    assert!(chosen.len() > 3, "the same few moves every time: {chosen:?}");
+    assert!(!chosen.iter().all(|&m| m == legal[7]));
+    assert!(beyond_first_eight, "only the first eight legal moves were ever searched");
+}
+
+/// Lead 2: with Gumbel's sequential halving, most of a small search's visits go to moves
+/// it discards; the value target must come from the improved policy, not the visit mean.
+#[test]
+fn gumbel_value_target_sees_a_mate_in_one() {
+    // Only Ra8# wins; every other move is about even.
+    let fen = "6k1/5ppp/8/8/8/8/8/R3K3[] w Q - 0 1";
+    let pos = Position::from_fen(fen).unwrap();
+    let cfg = SearchConfig { root_mode: RootMode::Gumbel, gumbel_actions: 16, ..SearchConfig::default() };
+    let mut found = 0;
+    for seed in 0..8 {
+        let mut tree = Tree::new(vec![pos.clone()]);
+        tree.search(&UniformEvaluator, &cfg, 16, true, &mut SmallRng::seed_from_u64(seed)).unwrap();
+        let mate_visited = tree.root_children().iter().any(|c| is_mate(&pos, c.mv) && c.visits > 0);
+        if !mate_visited {
+            continue;
+        }
+        found += 1;
+        let mean = tree.root_wdl();
+        let target = tree.value_target();
+        assert!((target.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+        assert!(target[0] > 0.9, "seed {seed}: value target {target:?}");
+        assert!(mean[0] < target[0] - 0.2, "seed {seed}: the visit mean {mean:?} should lag");
+    }
+    assert!(found >= 2, "the mate was considered in only {found} of 8 searches");
+}
+
+/// Lead 6: the Gumbel policy target is not a one-hot on one-visit values: with mctx's
+/// sigma (value scale 0.1, rescaled Q), the logit boost of the best move is bounded.
+#[test]
+fn gumbel_policy_target_is_bounded_by_sigma() {
+    // Rxd5 wins the queen; after any other move White stays four pawns down.
+    let pos = Position::from_fen("4k3/8/8/3q4/8/8/3R4/4K3[] w - - 0 1").unwrap();
+    let log_ratio = |cfg: &SearchConfig| {
+        let mut tree = Tree::new(vec![pos.clone()]);
+        tree.search(&models::evaluator::MaterialEvaluator, cfg, 16, false, &mut SmallRng::seed_from_u64(3)).unwrap();
+        let target = tree.policy_target(cfg, false);
+        let (max, min) = target.iter().fold((0f32, 1f32), |(a, b), &p| (a.max(p), b.min(p)));
+        (max / min).ln()
+    };
+    let cfg = SearchConfig { root_mode: RootMode::Gumbel, gumbel_actions: 16, ..SearchConfig::default() };
+    // Uniform priors: the log-ratio is the sigma gap, at most (50 + max visits) * 0.1.
+    let bounded = log_ratio(&cfg);
+    assert!(bounded > 3.0 && bounded <= 6.6 + 1e-3, "log ratio {bounded}");
+    // The old setting (scale 1 on unrescaled Q) made it a one-hot.
+    let sharp = log_ratio(&SearchConfig { gumbel_c_scale: 1.0, gumbel_rescale_q: false, ..cfg });
+    assert!(sharp > 20.0, "log ratio {sharp}");
+}
+
+/// Lead 7: a search of N playouts from a fresh root gives its moves N visits (the root's
+/// own expansion is not one of them).
+#[test]
+fn a_search_of_n_playouts_visits_the_moves_n_times() {
+    for mode in [RootMode::Puct, RootMode::Gumbel] {
+        let (tree, _) = search(schess::STARTING_FEN, 16, mode);
+        let visits: u32 = tree.root_children().iter().map(|c| c.visits).sum();
+        assert_eq!(visits, 16, "{mode:?}");
+    }
+}
+
+/// Lead 9: a leaf's history reaches back far enough for the encoder to see a repetition
+/// beyond the fixed 12-position tail.
+#[test]
+fn leaf_history_covers_far_repetitions() {
+    let mut game = schess::Game::new(Position::from_fen("4k3/8/8/8/8/8/8/R3K3[] w - - 0 1").unwrap());
+    let (up, down) = (["a1a2", "a2a3", "a3a4", "a4a5", "a5a6", "a6a7"], ["a7a6", "a6a5", "a5a4", "a4a3", "a3a2", "a2a1"]);
+    for (i, m) in up.iter().chain(&down).enumerate() {
+        game.play_uci(m).unwrap();
+        game.play_uci(if i % 2 == 0 { "e8d8" } else { "d8e8" }).unwrap();
+    }
+    let mut tree = Tree::new(game.positions().to_vec());
+    let cfg = SearchConfig::default();
+    let leaf = tree.select_leaf(&cfg, false, 1).unwrap();
+    let mut from_leaf = vec![0.0; models::encoding::input_len(2)];
+    let mut from_game = vec![0.0; models::encoding::input_len(2)];
+    models::encoding::encode(&leaf.history, 2, &mut from_leaf);
+    models::encoding::encode(game.positions(), 2, &mut from_game);
+    assert!(leaf.history.len() > 12);
+    assert_eq!(from_leaf, from_game);
+}

@@ -118,3 +118,23 @@ fn material_adjudication_scores_long_games_by_material() {
     let adjudicated = records.iter().filter(|r| r.termination == "material-adjudication").count();
     assert!(adjudicated >= 4, "only {adjudicated} of 16 games adjudicated by material");
 }
+
+/// Lead 8 of the learning review: under Gumbel, fast searches are noise-free, so the
+/// opening must still vary between games (temperature_plies applies to them).
+#[test]
+fn fast_search_openings_vary_under_gumbel() {
+    let mut cfg = SelfplayConfig {
+        simulations: 8,
+        fast_simulations: 4,
+        full_search_fraction: 0.0,
+        max_plies: 12,
+        temperature_plies: 12,
+        threads: 1,
+        games_per_thread: 8,
+        ..SelfplayConfig::default()
+    };
+    cfg.search.root_mode = RootMode::Gumbel;
+    let games = run(&cfg, 8);
+    let openings: std::collections::HashSet<Vec<String>> = games.iter().map(|g| g.moves[..6].to_vec()).collect();
+    assert!(openings.len() >= 6, "{} distinct openings of 8", openings.len());
+}

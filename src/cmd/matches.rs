@@ -3,7 +3,7 @@
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use eval::batched::{run_batched_match, BatchedPlayer};
+use eval::batched::{run_batched_match, BatchedPlayer, Side};
 use eval::match_runner::{run_match, Adjudication, MatchConfig};
 use eval::openings::{load_epd, OpeningBook};
 use eval::player::{PlayerFactory, PlayerSpec};
@@ -18,6 +18,7 @@ const PLAYER_HELP: &str = "\
 Player specs (--p1, --p2), `kind[:key=value,...]`:
   random | greedy                     baselines (greedy: one-ply material, mate-aware)
   mcts:nodes=200                      MCTS with the uniform evaluator (rules only)
+  mcts-material:nodes=200             MCTS with uniform priors and a live-material value
   mcts:model=NET.safetensors,nodes=800[,device=cpu,root=gumbel,cpuct=1.75,reuse=false]
   uci:cmd=fairy-stockfish,depth=1     an external UCI engine; or nodes=N, movetime=MS;
                                       option.NAME=VALUE, arg=ARG, timeout=MS, init=MS
@@ -40,8 +41,8 @@ pub struct MatchArgs {
     /// Worker threads (each plays its own games).
     #[arg(long, default_value_t = 1)]
     concurrency: usize,
-    /// When both players are MCTS: games in flight per worker, whose leaves are evaluated
-    /// in one batch per network (0: one game at a time per worker, like other players).
+    /// When a player is MCTS: games in flight per worker, whose leaves are evaluated in
+    /// one batch per network (0: one game at a time per worker).
     #[arg(long, default_value_t = 16)]
     games_in_flight: usize,
     /// Openings from an EPD/FEN file (one position per line), used in shuffled order.
@@ -91,6 +92,14 @@ fn parse_sprt(s: &str, alpha: f64, beta: f64) -> Result<SprtConfig> {
     Ok(sprt)
 }
 
+/// The batched form of a player: its search, or the player itself.
+fn side<'a>(batched: &'a Option<BatchedPlayer>, f: &'a PlayerFactory) -> Side<'a> {
+    match batched {
+        Some(p) => Side::Search(p),
+        None => Side::Direct(f),
+    }
+}
+
 pub fn run(args: MatchArgs) -> Result<ExitCode> {
     let variant = Variant::from_name(&args.variant)
         .with_context(|| format!("unknown variant {:?}", args.variant))?;
@@ -133,13 +142,10 @@ pub fn run(args: MatchArgs) -> Result<ExitCode> {
             .expect("valid template"),
     );
     let stop = AtomicBool::new(false);
-    let batched = match (
-        BatchedPlayer::from_factory(&first),
-        BatchedPlayer::from_factory(&second),
-    ) {
-        (Some(a), Some(b)) if args.games_in_flight > 0 => Some((a, b)),
-        _ => None,
-    };
+    // Games are batched whenever one side searches: its leaves from all games in flight
+    // are evaluated together, and the other side (if not a search) is asked directly.
+    let (a, b) = (BatchedPlayer::from_factory(&first), BatchedPlayer::from_factory(&second));
+    let batched = args.games_in_flight > 0 && (a.is_some() || b.is_some());
     let mut on_pair = |p: &eval::match_runner::Progress| {
         bar.set_position(p.pairs_done as u64 * 2);
         let mut msg = format!(
@@ -155,11 +161,11 @@ pub fn run(args: MatchArgs) -> Result<ExitCode> {
         }
         bar.set_message(msg);
     };
-    let report = match &batched {
-        Some((a, b)) => {
-            run_batched_match(a, b, &book, &cfg, args.games_in_flight, &stop, &mut on_pair)?
-        }
-        None => run_match(&first, &second, &book, &cfg, &stop, &mut on_pair)?,
+    let report = if batched {
+        let (p1, p2) = (side(&a, &first), side(&b, &second));
+        run_batched_match(p1, p2, &book, &cfg, args.games_in_flight, &stop, &mut on_pair)?
+    } else {
+        run_match(&first, &second, &book, &cfg, &stop, &mut on_pair)?
     };
     bar.finish_and_clear();
     println!("{}", report.summary());

@@ -7,7 +7,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use models::batcher::BatchingNetEvaluator;
 use models::evaluator::{Evaluator, NetEvaluator};
 use models::Net;
-use selfplay::runner::{play_into, RunOptions};
+use selfplay::runner::{play_into, FixedNetwork, RunOptions};
 use selfplay::stats::SelfplayStats;
 use selfplay::writer::ShardWriter;
 use std::path::{Path, PathBuf};
@@ -61,20 +61,16 @@ pub fn load_or_fresh(cfg: &RunConfig, model: Option<&Path>, seed: u64) -> Result
 }
 
 /// The evaluator self-play uses: on CUDA one batch merged across all worker threads (the
-/// GPU wants thousands of positions per call); on the CPU each thread's batch runs as it
-/// comes, so one thread's tree work overlaps another's network call.
-pub fn make_evaluator(cfg: &RunConfig, net: Net, history: usize) -> Box<dyn Evaluator> {
-    if net.device().is_cuda() {
-        let threads = if cfg.selfplay.threads == 0 { rayon_threads() } else { cfg.selfplay.threads };
+/// GPU wants thousands of positions per call); on the CPU one copy of the network per
+/// worker thread, so that each thread's network call runs while the others search.
+pub fn make_evaluator(cfg: &RunConfig, net: Net, history: usize) -> Result<Box<dyn Evaluator>> {
+    let threads = cfg.selfplay.worker_threads();
+    Ok(if net.device().is_cuda() {
         let rows = threads * cfg.selfplay.games_per_thread;
         Box::new(BatchingNetEvaluator::new(net, history, threads, rows, Duration::from_millis(5)))
     } else {
-        Box::new(NetEvaluator::new(net, history))
-    }
-}
-
-fn rayon_threads() -> usize {
-    std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)
+        Box::new(NetEvaluator::with_copies(net, history, threads)?)
+    })
 }
 
 pub fn run(args: SelfplayArgs) -> Result<ExitCode> {
@@ -83,7 +79,7 @@ pub fn run(args: SelfplayArgs) -> Result<ExitCode> {
         None => RunConfig::default(),
     };
     let (net, history) = load_or_fresh(&cfg, args.model.as_deref(), args.seed)?;
-    let evaluator = make_evaluator(&cfg, net, history);
+    let evaluator = make_evaluator(&cfg, net, history)?;
     let mut writer = ShardWriter::new(&args.out, &format!("gen{:04}", args.generation), cfg.selfplay.games_per_shard, args.pgn)?;
     let bar = ProgressBar::new(args.games as u64);
     bar.set_style(ProgressStyle::with_template("{bar:30} {pos}/{len} games {elapsed} | {msg}").expect("valid template"));
@@ -91,7 +87,8 @@ pub fn run(args: SelfplayArgs) -> Result<ExitCode> {
     let opts = RunOptions { games: args.games, generation: args.generation, seed: args.seed };
     let start = Instant::now();
     let mut stats = SelfplayStats::default();
-    let result = play_into(&cfg.selfplay, evaluator.as_ref(), &opts, &stop, &mut writer, |record| {
+    let network = FixedNetwork { generation: args.generation, evaluator: evaluator.as_ref() };
+    let result = play_into(&cfg.selfplay, &network, &opts, &stop, &mut writer, |record| {
         stats.add(record);
         bar.inc(1);
         bar.set_message(status_line(&stats, start.elapsed().as_secs_f64()));

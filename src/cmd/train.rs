@@ -53,12 +53,14 @@ fn say(bar: &ProgressBar, line: &str) {
 
 fn describe(m: &Metrics) -> String {
     format!(
-        "loss {:.3} (policy {:.3}, value {:.3}) acc {:.0}%/{:.0}% lr {:.2e} {:.0} samples/s",
+        "loss {:.3} (policy {:.3}, value {:.3}, material {:.3}) acc {:.0}%/{:.0}% value mse {:.3} lr {:.2e} {:.0} samples/s",
         m.loss,
         m.policy_loss,
         m.value_loss,
+        m.material_loss,
         100.0 * m.policy_accuracy,
         100.0 * m.value_accuracy,
+        m.value_mse,
         m.learning_rate,
         m.samples_per_sec
     )

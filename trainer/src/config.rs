@@ -102,6 +102,15 @@ pub struct TrainConfig {
     /// Huber threshold of the moves-left loss, in scaled units (beyond it the loss is
     /// linear: long games with uncertain length do not dominate).
     pub moves_left_huber_delta: f64,
+    /// Weight of the material loss (ignored when the network has no material head): a
+    /// Huber loss on the predicted material lead, in units of `material_scale` pawns.
+    /// The head's horizon is part of the network (`MaterialHeadConfig::horizon`).
+    pub material_weight: f64,
+    /// Pawns per unit of the material loss (and its Huber threshold of 1).
+    pub material_scale: f64,
+    /// Softmax the policy over the legal moves only (lc0): the target lives on them, and
+    /// a softmax over the whole move index would spend early training on legality.
+    pub policy_mask_illegal: bool,
 
     /// Smallest replay window, in samples (KataGo-style growing window).
     pub window_min: u64,
@@ -172,6 +181,9 @@ impl Default for TrainConfig {
             moves_left_weight: 0.1,
             moves_left_scale: 20.0,
             moves_left_huber_delta: 0.5,
+            material_weight: 1.0,
+            material_scale: 4.0,
+            policy_mask_illegal: true,
             window_min: 20_000,
             window_max: 500_000,
             window_c: 8.0,
@@ -262,6 +274,12 @@ impl TrainConfig {
         }
         if !(self.moves_left_huber_delta.is_finite() && self.moves_left_huber_delta > 0.0) {
             return err("moves_left_huber_delta", "must be > 0");
+        }
+        if !(self.material_scale.is_finite() && self.material_scale > 0.0) {
+            return err("material_scale", "must be > 0");
+        }
+        if !(self.material_weight.is_finite() && self.material_weight >= 0.0) {
+            return err("material_weight", "must be >= 0");
         }
         if !(self.train_ratio.is_finite() && self.train_ratio > 0.0) {
             return err("train_ratio", "must be > 0");

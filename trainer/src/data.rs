@@ -8,7 +8,7 @@
 
 use crate::window::SampleRef;
 use models::encoding::{encode, input_len, planes};
-use models::policy_index::POLICY_SIZE;
+use models::policy_index::{index_of, POLICY_SIZE};
 use std::collections::BTreeMap;
 use std::collections::VecDeque;
 use std::sync::mpsc;
@@ -30,6 +30,23 @@ pub(crate) struct HostBatch {
     pub(crate) root_wdl: Vec<f32>,
     /// `[len]`: plies left in the game after this position.
     pub(crate) moves_left: Vec<f32>,
+    /// `[len]`: the side to move's live material lead `horizon` plies later (pawns);
+    /// empty without a material target.
+    pub(crate) material: Vec<f32>,
+    /// `[len, POLICY_SIZE]`: 1 for the legal moves, 0 elsewhere; empty when the policy is
+    /// not masked.
+    pub(crate) legal: Vec<f32>,
+}
+
+/// What a batch holds besides planes, policy and result (from the network and config).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Targets {
+    /// Earlier positions the network sees.
+    pub(crate) history: usize,
+    /// Plies ahead of the material target, when the network has a material head.
+    pub(crate) material_horizon: Option<usize>,
+    /// Build the legal-move mask for a policy softmax over legal moves only.
+    pub(crate) legal_mask: bool,
 }
 
 /// A batch on the training device.
@@ -40,11 +57,16 @@ pub struct Batch {
     pub wdl: Tensor,
     pub root_wdl: Tensor,
     pub moves_left: Tensor,
+    /// `[N]` material targets (pawns), when the batch has them.
+    pub material: Option<Tensor>,
+    /// `[N, POLICY_SIZE]` legal-move mask (1 legal, 0 not), when the batch has one.
+    pub legal: Option<Tensor>,
 }
 
 impl HostBatch {
-    /// Encodes `refs` for a network seeing `history` earlier positions.
-    pub(crate) fn build(refs: &[SampleRef], history: usize) -> HostBatch {
+    /// Encodes `refs` with the targets `t` asks for.
+    pub(crate) fn build(refs: &[SampleRef], t: Targets) -> HostBatch {
+        let history = t.history;
         let n = refs.len();
         let len = input_len(history);
         let mut b = HostBatch {
@@ -54,6 +76,8 @@ impl HostBatch {
             wdl: vec![0.0; n * 3],
             root_wdl: vec![0.0; n * 3],
             moves_left: vec![0.0; n],
+            material: vec![0.0; if t.material_horizon.is_some() { n } else { 0 }],
+            legal: vec![0.0; if t.legal_mask { n * POLICY_SIZE } else { 0 }],
         };
         for (i, r) in refs.iter().enumerate() {
             let game = &r.game;
@@ -79,6 +103,20 @@ impl HostBatch {
             b.wdl[i * 3 + (1 - result) as usize] = 1.0;
             b.root_wdl[i * 3..i * 3 + 3].copy_from_slice(&s.root_wdl);
             b.moves_left[i] = game.plies.saturating_sub(ply) as f32;
+            if let Some(h) = t.material_horizon {
+                let later = &game.positions[(ply + h).min(game.positions.len() - 1)];
+                let white_lead = schess::material::live_balance(later) as f32;
+                b.material[i] = if turn == schess::Color::White { white_lead } else { -white_lead };
+            }
+            if t.legal_mask {
+                let pos = &game.positions[ply];
+                let row = &mut b.legal[i * POLICY_SIZE..(i + 1) * POLICY_SIZE];
+                for m in pos.legal_moves() {
+                    if let Some(k) = index_of(m, turn) {
+                        row[k] = 1.0;
+                    }
+                }
+            }
         }
         b
     }
@@ -93,6 +131,8 @@ impl HostBatch {
             wdl: t(&self.wdl, &[n, 3]),
             root_wdl: t(&self.root_wdl, &[n, 3]),
             moves_left: t(&self.moves_left, &[n]).to_kind(Kind::Float),
+            material: (!self.material.is_empty()).then(|| t(&self.material, &[n])),
+            legal: (!self.legal.is_empty()).then(|| t(&self.legal, &[n, POLICY_SIZE as i64])),
         }
     }
 }
@@ -107,7 +147,7 @@ type Job = (u64, Vec<SampleRef>);
 /// Builds batches on `threads` background threads (or inline with 0), returning them in
 /// submission order.
 pub(crate) struct Loader {
-    history: usize,
+    targets: Targets,
     jobs: Option<mpsc::Sender<Job>>,
     results: mpsc::Receiver<(u64, HostBatch)>,
     workers: Vec<JoinHandle<()>>,
@@ -119,7 +159,7 @@ pub(crate) struct Loader {
 }
 
 impl Loader {
-    pub(crate) fn new(threads: usize, history: usize) -> Loader {
+    pub(crate) fn new(threads: usize, targets: Targets) -> Loader {
         let (job_tx, job_rx) = mpsc::channel::<Job>();
         let (res_tx, results) = mpsc::channel();
         let job_rx = Arc::new(Mutex::new(job_rx));
@@ -136,7 +176,7 @@ impl Loader {
                             .and_then(|rx| rx.recv().map_err(|_| ()));
                         let Ok((seq, refs)) = job else { return };
                         if res_tx
-                            .send((seq, HostBatch::build(&refs, history)))
+                            .send((seq, HostBatch::build(&refs, targets)))
                             .is_err()
                         {
                             return;
@@ -146,7 +186,7 @@ impl Loader {
             })
             .collect();
         Loader {
-            history,
+            targets,
             jobs: Some(job_tx).filter(|_| threads > 0),
             results,
             workers,
@@ -182,7 +222,7 @@ impl Loader {
         self.taken += 1;
         if self.jobs.is_none() {
             let refs = self.inline.pop_front().expect("one job per submit");
-            return Ok(HostBatch::build(&refs, self.history));
+            return Ok(HostBatch::build(&refs, self.targets));
         }
         loop {
             if let Some(b) = self.ready.remove(&seq) {
@@ -221,11 +261,15 @@ mod tests {
             .collect()
     }
 
+    fn targets(history: usize) -> Targets {
+        Targets { history, material_horizon: Some(3), legal_mask: true }
+    }
+
     #[test]
     fn targets_match_the_record() {
         let dir = tempfile::tempdir().unwrap();
         let refs = refs(dir.path());
-        let b = HostBatch::build(&refs, 2);
+        let b = HostBatch::build(&refs, targets(2));
         assert_eq!(b.len, refs.len());
         for (i, r) in refs.iter().enumerate() {
             let s = r.sample();
@@ -256,6 +300,16 @@ mod tests {
                 &b.inputs[i * planes.len()..(i + 1) * planes.len()],
                 &planes[..]
             );
+            // Material three plies on (or at the end), from the side to move's view.
+            let ply = s.ply as usize;
+            let later = &r.game.positions[(ply + 3).min(r.game.plies)];
+            let lead = schess::material::live_balance(later) as f32;
+            assert_eq!(b.material[i], if white_to_move { lead } else { -lead });
+            // The mask is exactly the legal moves, and covers the policy target.
+            let mask = &b.legal[i * POLICY_SIZE..(i + 1) * POLICY_SIZE];
+            let pos = &r.game.positions[ply];
+            assert_eq!(mask.iter().filter(|&&v| v == 1.0).count() as u64, pos.count_legal_moves());
+            assert!(s.policy.iter().all(|&(idx, _)| mask[idx as usize] == 1.0));
         }
         let t = b.to_device(Device::Cpu, 2);
         assert_eq!(t.inputs.size(), [refs.len() as i64, planes(2) as i64, 8, 8]);
@@ -284,13 +338,13 @@ mod tests {
             .collect();
         let t0 = std::time::Instant::now();
         for _ in 0..20 {
-            std::hint::black_box(HostBatch::build(&refs, 2));
+            std::hint::black_box(HostBatch::build(&refs, targets(2)));
         }
         println!(
             "building a batch of 256 (history 2): {:?}",
             t0.elapsed() / 20
         );
-        let b = HostBatch::build(&refs, 2);
+        let b = HostBatch::build(&refs, targets(2));
         let t0 = std::time::Instant::now();
         for _ in 0..20 {
             std::hint::black_box(b.to_device(Device::Cpu, 2));
@@ -303,14 +357,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let refs = refs(dir.path());
         for threads in [0, 3] {
-            let mut loader = Loader::new(threads, 1);
+            let mut loader = Loader::new(threads, targets(1));
             let chunks: Vec<Vec<SampleRef>> = refs.chunks(2).map(<[_]>::to_vec).collect();
             for c in &chunks {
                 loader.submit(c.clone()).unwrap();
             }
             assert_eq!(loader.in_flight(), chunks.len() as u64);
             for c in &chunks {
-                assert_eq!(loader.take().unwrap(), HostBatch::build(c, 1));
+                assert_eq!(loader.take().unwrap(), HostBatch::build(c, targets(1)));
             }
             assert_eq!(loader.in_flight(), 0);
         }

@@ -12,7 +12,7 @@
 use crate::amp;
 use crate::checkpoint::{self, TrainerState};
 use crate::config::TrainConfig;
-use crate::data::{HostBatch, Loader};
+use crate::data::{HostBatch, Loader, Targets};
 use crate::error::TrainError;
 use crate::loss::{self, LossConfig};
 use crate::optim::{OptimConfig, Optimizer};
@@ -45,8 +45,12 @@ pub struct Metrics {
     pub policy_loss: f64,
     pub value_loss: f64,
     pub moves_left_loss: f64,
+    /// Zero without a material head.
+    pub material_loss: f64,
     pub policy_accuracy: f64,
     pub value_accuracy: f64,
+    /// Squared error of the expected score against the result.
+    pub value_mse: f64,
     /// Global gradient norm before clipping.
     pub grad_norm: f64,
     pub learning_rate: f64,
@@ -279,7 +283,14 @@ impl Trainer {
         };
         let mut t = Trainer {
             loss_cfg: LossConfig::from(cfg),
-            loader: Loader::new(cfg.loader_threads, history),
+            loader: Loader::new(
+                cfg.loader_threads,
+                Targets {
+                    history,
+                    material_horizon: net_config.material.map(|m| m.horizon as usize),
+                    legal_mask: cfg.policy_mask_illegal,
+                },
+            ),
             cfg: cfg.clone(),
             run_dir,
             device,
@@ -500,6 +511,8 @@ impl Trainer {
             l.policy_accuracy,
             l.value_accuracy,
             grad_norm.to_device(self.device).to_kind(Kind::Float),
+            l.material,
+            l.value_mse,
         ];
         self.meter.add(values, host.len as u64, lr);
         Ok(())
@@ -525,6 +538,8 @@ impl Trainer {
             policy_accuracy: get(4),
             value_accuracy: get(5),
             grad_norm: get(6),
+            material_loss: get(7),
+            value_mse: get(8),
             learning_rate: m.lr_sum / steps,
             samples_per_sec: m.samples as f64 / m.since.elapsed().as_secs_f64().max(1e-9),
             window: self.window(),
@@ -536,8 +551,10 @@ impl Trainer {
                 ("loss/policy", metrics.policy_loss),
                 ("loss/value", metrics.value_loss),
                 ("loss/moves_left", metrics.moves_left_loss),
+                ("loss/material", metrics.material_loss),
                 ("accuracy/policy_top1", metrics.policy_accuracy),
                 ("accuracy/value", metrics.value_accuracy),
+                ("value/mse", metrics.value_mse),
                 ("train/learning_rate", metrics.learning_rate),
                 ("train/grad_norm", metrics.grad_norm),
                 ("train/samples_per_sec", metrics.samples_per_sec),

@@ -1,7 +1,7 @@
 //! Helpers shared by the trainer's integration tests.
 #![allow(dead_code)]
 
-use models::{encoding, policy_index, MovesLeftConfig, NetConfig, SeConfig};
+use models::{encoding, policy_index, MaterialHeadConfig, MovesLeftConfig, NetConfig, SeConfig};
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 use trainer::{OptimizerKind, TrainConfig};
@@ -21,6 +21,12 @@ pub fn tiny_net() -> NetConfig {
         moves_left: Some(MovesLeftConfig {
             channels: 2,
             hidden: 8,
+        }),
+        material: Some(MaterialHeadConfig {
+            channels: 2,
+            hidden: 8,
+            horizon: 4,
+            value_mix: 0.0,
         }),
     }
 }
