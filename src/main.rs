@@ -37,6 +37,9 @@ enum Command {
     Match(cmd::matches::MatchArgs),
     /// Test a candidate network against the best one; with --run, promote it if it passes.
     Gate(cmd::gate::GateArgs),
+    /// A run's strength curve: its networks against fixed reference players (JSON,
+    /// Markdown table, SVG plot of Elo against training time).
+    Ladder(cmd::ladder::LadderArgs),
     /// Gating research: when, where and what the engine gates, from a run's games or PGN
     /// (and a network's policy and value); writes an HTML report, CSV tables, SVG charts.
     GatingReport(cmd::gating_report::GatingReportArgs),
@@ -72,6 +75,7 @@ fn main() -> ExitCode {
         Command::Uci(args) => cmd::uci::run(args),
         Command::Match(args) => cmd::matches::run(args),
         Command::Gate(args) => cmd::gate::run(args),
+        Command::Ladder(args) => cmd::ladder::run(args),
         Command::GatingReport(args) => cmd::gating_report::run(args),
     };
     match result {

@@ -15,7 +15,7 @@ use crate::rundir::RunDir;
 use anyhow::{Context, Result};
 use eval::gate::{append_log, promote, read_log, test_candidate};
 use indicatif::{ProgressBar, ProgressStyle};
-use selfplay::runner::{play_into, RunOptions, SwappableNetwork};
+use selfplay::runner::{play_into, NetworkSource, RunOptions, SwappableNetwork};
 use selfplay::stats::SelfplayStats;
 use selfplay::writer::ShardWriter;
 use std::path::{Path, PathBuf};
@@ -49,6 +49,7 @@ pub fn run(cfg: &RunConfig, config_text: &str, run: &RunDir, stop: &AtomicBool) 
         eprintln!("szero run: removed {removed} temporary file(s) left by an interrupted write");
     }
     ensure_best(cfg, run)?;
+    eprintln!("szero run: {}", thread_budget(cfg));
     let status = Status::default();
     status.generation.store(generation(run)? as u64, Ordering::Relaxed);
     let started = Instant::now();
@@ -73,6 +74,31 @@ pub fn run(cfg: &RunConfig, config_text: &str, run: &RunDir, stop: &AtomicBool) 
         Some(e) => Err(e),
         None => Ok(()),
     }
+}
+
+/// The threads each stage runs, for the log: on a small machine their sum should be
+/// about the number of cores, with self-play holding most of them.
+pub fn thread_budget(cfg: &RunConfig) -> String {
+    let torch = |n: usize| if n == 0 { "libtorch's default".to_string() } else { n.to_string() };
+    let mut parts = Vec::new();
+    if cfg.run.selfplay {
+        parts.push(format!(
+            "self-play {} workers x {} torch threads",
+            cfg.selfplay.worker_threads(),
+            torch(cfg.selfplay.torch_threads)
+        ));
+    }
+    if cfg.run.train {
+        parts.push(format!("trainer {} torch threads + {} loaders", torch(cfg.train.torch_threads), cfg.train.loader_threads));
+    }
+    if cfg.run.gate && cfg.gate.mode != eval::GateMode::Always {
+        let workers = match cfg.gate.concurrency {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        };
+        parts.push(format!("gate {workers} workers x {} torch threads", torch(cfg.gate.torch_threads)));
+    }
+    format!("threads: {}", parts.join(", "))
 }
 
 /// Creates the generation-0 network on a first start, and completes a promotion that
@@ -122,10 +148,13 @@ fn selfplay_stage(cfg: &RunConfig, run: &RunDir, status: &Status, stop: &AtomicB
         Ok(Arc::from(evaluator))
     };
     let first = generation(run)?;
-    let network = SwappableNetwork::new(first, load(first)?);
+    let evaluator = load(first)?;
+    eprintln!("szero run: self-play network: {}", evaluator.describe());
+    let network = SwappableNetwork::new(first, evaluator);
     let mut writer = ShardWriter::new(&run.shards(), "selfplay", cfg.selfplay.games_per_shard, cfg.run.pgn)?;
     let opts = RunOptions { games: usize::MAX, generation: first, seed };
     let played = AtomicBool::new(false);
+    let mut last = (Instant::now(), (0u64, 0u64));
     std::thread::scope(|s| -> Result<()> {
         let watcher = s.spawn(|| -> Result<()> {
             let mut current = first;
@@ -145,7 +174,17 @@ fn selfplay_stage(cfg: &RunConfig, run: &RunDir, status: &Status, stop: &AtomicB
             status.positions.fetch_add(record.moves.len() as u64, Ordering::Relaxed);
             if stats.games >= cfg.run.selfplay_log_games.max(1) as u64 {
                 if let Some(tb) = tb.as_mut() {
-                    log_selfplay(tb, &stats, games_before + status.games.load(Ordering::Relaxed), record.generation);
+                    let step = games_before + status.games.load(Ordering::Relaxed);
+                    log_selfplay(tb, &stats, step, record.generation);
+                    let now = (Instant::now(), network.batch_stats().unwrap_or_default());
+                    let (calls, rows) = (now.1 .0.saturating_sub(last.1 .0), now.1 .1.saturating_sub(last.1 .1));
+                    if calls > 0 {
+                        let secs = now.0.duration_since(last.0).as_secs_f64().max(1e-9);
+                        let _ = tb.scalar("selfplay/mean_batch", rows as f64 / calls as f64, step);
+                        let _ = tb.scalar("selfplay/evaluations_per_sec", rows as f64 / secs, step);
+                        let _ = tb.scalar("selfplay/positions_per_sec", stats.plies as f64 / secs, step);
+                    }
+                    last = now;
                 }
                 stats = SelfplayStats::default();
             }

@@ -52,6 +52,9 @@ pub struct GateConfig {
     pub reuse_tree: bool,
     /// Worker threads (0 = one per CPU core).
     pub concurrency: usize,
+    /// libtorch threads of each worker's network calls (0 = libtorch's default, one per
+    /// core). On a small CPU, 1: the gate then takes one core, not all of them.
+    pub torch_threads: usize,
     /// Games in flight per worker; their searches' leaves are evaluated in one batch per
     /// network (GPU: use hundreds; CPU: tens).
     pub games_in_flight: usize,
@@ -86,6 +89,7 @@ impl Default for GateConfig {
             search: SearchConfig::default(),
             reuse_tree: true,
             concurrency: 0,
+            torch_threads: 0,
             games_in_flight: 32,
             openings: None,
             random_plies: 8,

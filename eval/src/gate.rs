@@ -218,6 +218,7 @@ pub fn test_candidate(
         pgn: pgn.clone(),
         event: "szero gate".into(),
         seed,
+        torch_threads: cfg.torch_threads,
     };
     let report = run_batched_match(
         Side::Search(&first),

@@ -8,6 +8,7 @@
 //!   with many games in flight and one network call per batch of leaves.
 //! - [`gate`]: the candidate-versus-best test that decides which network self-play uses,
 //!   configured by [`config::GateConfig`].
+//! - [`ladder`]: a run's networks against fixed reference players, for its strength curve.
 //! - [`uci`]: szero as a UCI engine.
 
 pub mod baseline;
@@ -15,6 +16,7 @@ pub mod batched;
 pub mod config;
 pub mod engine_process;
 pub mod gate;
+pub mod ladder;
 pub mod match_runner;
 pub mod openings;
 pub mod player;

@@ -58,6 +58,8 @@ pub struct MatchConfig {
     pub event: String,
     /// Seeds the players' random choices.
     pub seed: u64,
+    /// libtorch threads of each worker's network calls (0: libtorch's default).
+    pub torch_threads: usize,
 }
 
 impl Default for MatchConfig {
@@ -70,6 +72,7 @@ impl Default for MatchConfig {
             pgn: None,
             event: "szero match".into(),
             seed: 1,
+            torch_threads: 0,
         }
     }
 }
@@ -208,6 +211,26 @@ impl MatchReport {
         self.elo = elo_estimate(&self.pentanomial.0);
         self.elo_trinomial = elo_estimate(&self.wdl.as_ldw());
         self.sprt = sprt.map(|s| s.status(&self.pentanomial.0));
+    }
+
+    /// The statistics as one JSON object (for scripts): players, W/D/L, pentanomial
+    /// counts, score, pentanomial and trinomial Elo, SPRT, how the match and its games
+    /// ended, and the time taken.
+    pub fn to_json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "first": self.first,
+            "second": self.second,
+            "games": self.wdl.games(),
+            "wdl": self.wdl,
+            "pentanomial": self.pentanomial,
+            "score": self.wdl.score(),
+            "elo": self.elo,
+            "elo_trinomial": self.elo_trinomial,
+            "sprt": self.sprt,
+            "end": self.end,
+            "terminations": self.terminations,
+            "seconds": self.elapsed.as_secs_f64(),
+        })
     }
 
     /// A human-readable summary (several lines).
@@ -430,6 +453,10 @@ pub(crate) fn drive(
             let tx = tx.clone();
             let shared = &shared;
             scope.spawn(move || {
+                if cfg.torch_threads > 0 {
+                    // Thread-local once set: this worker's network calls only.
+                    models::tch::set_num_threads(cfg.torch_threads as i32);
+                }
                 if let Err(e) = work(w, shared, &tx) {
                     shared.halt.store(true, Ordering::Relaxed);
                     let _ = tx.send(Err(e));

@@ -153,7 +153,10 @@ impl Evaluator for BatchingNetEvaluator {
     fn describe(&self) -> String {
         let net = self.net.lock().unwrap_or_else(|e| e.into_inner());
         let c = net.config();
-        format!("batched net {}x{} on {:?}", c.blocks, c.channels, net.device())
+        format!("net {}x{} on {:?}, callers' batches merged", c.blocks, c.channels, net.device())
+    }
+    fn batch_stats(&self) -> Option<(u64, u64)> {
+        Some(BatchingNetEvaluator::batch_stats(self))
     }
 }
 

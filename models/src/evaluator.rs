@@ -9,6 +9,7 @@ use crate::net::Net;
 use crate::policy_index::index_of;
 use schess::Position;
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use tch::{Kind, Tensor};
 
@@ -42,6 +43,12 @@ pub trait Evaluator: Send + Sync {
 
     /// A short description for logs.
     fn describe(&self) -> String;
+
+    /// (network calls, positions evaluated) so far, for evaluators that run a network:
+    /// their ratio is the mean batch.
+    fn batch_stats(&self) -> Option<(u64, u64)> {
+        None
+    }
 }
 
 impl<E: Evaluator + ?Sized> Evaluator for std::sync::Arc<E> {
@@ -50,6 +57,21 @@ impl<E: Evaluator + ?Sized> Evaluator for std::sync::Arc<E> {
     }
     fn describe(&self) -> String {
         (**self).describe()
+    }
+    fn batch_stats(&self) -> Option<(u64, u64)> {
+        (**self).batch_stats()
+    }
+}
+
+impl<E: Evaluator + ?Sized> Evaluator for Box<E> {
+    fn evaluate(&self, histories: &[&[Position]]) -> anyhow::Result<Vec<Evaluation>> {
+        (**self).evaluate(histories)
+    }
+    fn describe(&self) -> String {
+        (**self).describe()
+    }
+    fn batch_stats(&self) -> Option<(u64, u64)> {
+        (**self).batch_stats()
     }
 }
 
@@ -123,13 +145,23 @@ pub struct NetEvaluator {
     material_mix: f32,
     /// Where the next caller starts looking for a free copy.
     next: std::sync::atomic::AtomicUsize,
+    /// Network calls and positions evaluated.
+    calls: AtomicU64,
+    rows: AtomicU64,
 }
 
 impl NetEvaluator {
     /// `history` must be the number of earlier positions the network was built for.
     pub fn new(net: Net, history: usize) -> NetEvaluator {
         let material_mix = configured_mix(&net);
-        NetEvaluator { nets: vec![Mutex::new(net)], history, material_mix, next: Default::default() }
+        NetEvaluator {
+            nets: vec![Mutex::new(net)],
+            history,
+            material_mix,
+            next: Default::default(),
+            calls: AtomicU64::new(0),
+            rows: AtomicU64::new(0),
+        }
     }
 
     /// `copies` copies of `net` (same device and precision), at least one.
@@ -140,7 +172,7 @@ impl NetEvaluator {
         }
         let material_mix = configured_mix(&net);
         nets.push(Mutex::new(net));
-        Ok(NetEvaluator { nets, history, material_mix, next: Default::default() })
+        Ok(NetEvaluator { nets, history, material_mix, next: Default::default(), calls: AtomicU64::new(0), rows: AtomicU64::new(0) })
     }
 
     /// Overrides the network's configured material mix (0..=1; no effect without a
@@ -278,6 +310,8 @@ impl Evaluator for NetEvaluator {
             let net = self.lock();
             run_net(&net, &prepared.input, histories.len())?
         };
+        self.calls.fetch_add(1, Ordering::Relaxed);
+        self.rows.fetch_add(histories.len() as u64, Ordering::Relaxed);
         Ok(prepared.legal.iter().enumerate().map(|(i, legal)| finish(&raw, i, legal, self.material_mix)).collect())
     }
     fn describe(&self) -> String {
@@ -285,6 +319,9 @@ impl Evaluator for NetEvaluator {
         let c = net.config();
         let copies = if self.nets.len() > 1 { format!(" ({} copies)", self.nets.len()) } else { String::new() };
         format!("net {}x{} on {:?}{copies}", c.blocks, c.channels, net.device())
+    }
+    fn batch_stats(&self) -> Option<(u64, u64)> {
+        Some((self.calls.load(Ordering::Relaxed), self.rows.load(Ordering::Relaxed)))
     }
 }
 
@@ -343,6 +380,9 @@ impl<E: Evaluator> Evaluator for CachedEvaluator<E> {
     }
     fn describe(&self) -> String {
         format!("cached {}", self.inner.describe())
+    }
+    fn batch_stats(&self) -> Option<(u64, u64)> {
+        self.inner.batch_stats()
     }
 }
 

@@ -29,6 +29,19 @@ pub enum MaxLengthResult {
     Material,
 }
 
+/// How self-play's worker threads share the network.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum NetworkSharing {
+    /// `merged` on a GPU, `per-thread` on the CPU.
+    #[default]
+    Auto,
+    /// One network; the threads' batches are merged into one call (what a GPU wants).
+    Merged,
+    /// One copy of the network per thread, each running its own batches.
+    PerThread,
+}
+
 /// MCTS parameters.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -115,6 +128,8 @@ pub struct SelfplayConfig {
     pub games_per_thread: usize,
     /// Worker threads (0 = one per core).
     pub threads: usize,
+    /// How the threads share the network: `auto`, `merged` or `per-thread`.
+    pub network_sharing: NetworkSharing,
     /// libtorch threads for each worker's network calls (0 = libtorch's default, one per
     /// core). On a CPU, 1 with one worker per core keeps every core busy without
     /// oversubscription: each worker alternates its own tree work and network call.
@@ -152,6 +167,7 @@ impl Default for SelfplayConfig {
             material_margin: 3,
             games_per_thread: 32,
             threads: 0,
+            network_sharing: NetworkSharing::Auto,
             torch_threads: 0,
             games_per_shard: 64,
             variant: "seirawan".into(),

@@ -12,6 +12,6 @@ pub mod shard;
 pub mod stats;
 pub mod writer;
 
-pub use config::{RootMode, SearchConfig, SelfplayConfig};
+pub use config::{NetworkSharing, RootMode, SearchConfig, SelfplayConfig};
 pub use mcts::Tree;
 pub use shard::{GameRecord, Sample};

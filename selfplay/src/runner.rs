@@ -32,6 +32,8 @@ pub trait NetworkSource: Sync {
     fn generation(&self) -> u32;
     /// Evaluates a batch with the current network.
     fn evaluate(&self, histories: &[&[Position]]) -> anyhow::Result<Vec<Evaluation>>;
+    /// The current network's (calls, positions) so far, if it counts them.
+    fn batch_stats(&self) -> Option<(u64, u64)>;
 }
 
 /// One evaluator for the whole run.
@@ -46,6 +48,9 @@ impl NetworkSource for FixedNetwork<'_> {
     }
     fn evaluate(&self, histories: &[&[Position]]) -> anyhow::Result<Vec<Evaluation>> {
         self.evaluator.evaluate(histories)
+    }
+    fn batch_stats(&self) -> Option<(u64, u64)> {
+        self.evaluator.batch_stats()
     }
 }
 
@@ -78,6 +83,9 @@ impl NetworkSource for SwappableNetwork {
         // The lock is held only to clone the handle, never during the evaluation.
         let evaluator = self.get().1;
         evaluator.evaluate(histories)
+    }
+    fn batch_stats(&self) -> Option<(u64, u64)> {
+        self.get().1.batch_stats()
     }
 }
 

@@ -41,6 +41,10 @@ pub struct MatchArgs {
     /// Worker threads (each plays its own games).
     #[arg(long, default_value_t = 1)]
     concurrency: usize,
+    /// libtorch threads of each worker's network calls (0: libtorch's default, one per
+    /// core; with one worker per core, 1 avoids oversubscription).
+    #[arg(long, default_value_t = 1)]
+    torch_threads: usize,
     /// When a player is MCTS: games in flight per worker, whose leaves are evaluated in
     /// one batch per network (0: one game at a time per worker).
     #[arg(long, default_value_t = 16)]
@@ -76,6 +80,9 @@ pub struct MatchArgs {
     /// Write all games here.
     #[arg(long)]
     pgn: Option<PathBuf>,
+    /// Print the result as one JSON object instead of the summary (for scripts).
+    #[arg(long)]
+    json: bool,
 }
 
 fn parse_sprt(s: &str, alpha: f64, beta: f64) -> Result<SprtConfig> {
@@ -134,6 +141,7 @@ pub fn run(args: MatchArgs) -> Result<ExitCode> {
         pgn: args.pgn.clone(),
         event: format!("szero match {} vs {}", first.name(), second.name()),
         seed: args.seed,
+        torch_threads: args.torch_threads,
     };
     let pairs = args.games.div_ceil(2).max(1);
     let bar = ProgressBar::new(pairs as u64 * 2);
@@ -168,6 +176,10 @@ pub fn run(args: MatchArgs) -> Result<ExitCode> {
         run_match(&first, &second, &book, &cfg, &stop, &mut on_pair)?
     };
     bar.finish_and_clear();
-    println!("{}", report.summary());
+    if args.json {
+        println!("{}", report.to_json());
+    } else {
+        println!("{}", report.summary());
+    }
     Ok(ExitCode::SUCCESS)
 }

@@ -9,3 +9,4 @@ pub mod uci;
 pub mod matches;
 pub mod gate;
 pub mod gating_report;
+pub mod ladder;

@@ -17,11 +17,36 @@ pub struct RunArgs {
     /// Run directory (created; an existing one is resumed).
     #[arg(long, default_value = "runs/default")]
     run_dir: PathBuf,
+    /// Stop after this many minutes (overrides `[run] max_minutes`; 0 = never).
+    #[arg(long)]
+    max_minutes: Option<f64>,
+    /// Seed of the network's initialisation, the data order and self-play (overrides
+    /// `[train] seed`): runs that differ only in it are independent repetitions.
+    #[arg(long)]
+    seed: Option<u64>,
 }
 
 pub fn run(args: RunArgs) -> Result<ExitCode> {
-    let text = std::fs::read_to_string(&args.config).with_context(|| format!("cannot read config {}", args.config.display()))?;
-    let cfg = RunConfig::parse(&text).with_context(|| format!("in config {}", args.config.display()))?;
+    let mut text =
+        std::fs::read_to_string(&args.config).with_context(|| format!("cannot read config {}", args.config.display()))?;
+    let mut cfg = RunConfig::parse(&text).with_context(|| format!("in config {}", args.config.display()))?;
+    // Overrides are recorded at the end of the run's copy of the config.
+    let mut overrides = Vec::new();
+    if let Some(m) = args.max_minutes {
+        anyhow::ensure!(m.is_finite() && m >= 0.0, "--max-minutes must be >= 0, got {m}");
+        cfg.run.max_minutes = m;
+        overrides.push(format!("[run] max_minutes = {m}"));
+    }
+    if let Some(seed) = args.seed {
+        cfg.train.seed = seed;
+        overrides.push(format!("[train] seed = {seed}"));
+    }
+    if !overrides.is_empty() {
+        text.push_str("\n# Overridden on the command line:\n");
+        for o in &overrides {
+            text.push_str(&format!("#   {o}\n"));
+        }
+    }
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
     ctrlc::set_handler(move || {

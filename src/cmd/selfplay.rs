@@ -10,6 +10,7 @@ use models::Net;
 use selfplay::runner::{play_into, FixedNetwork, RunOptions};
 use selfplay::stats::SelfplayStats;
 use selfplay::writer::ShardWriter;
+use selfplay::NetworkSharing;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
@@ -60,12 +61,18 @@ pub fn load_or_fresh(cfg: &RunConfig, model: Option<&Path>, seed: u64) -> Result
     Ok((net, history))
 }
 
-/// The evaluator self-play uses: on CUDA one batch merged across all worker threads (the
-/// GPU wants thousands of positions per call); on the CPU one copy of the network per
-/// worker thread, so that each thread's network call runs while the others search.
+/// The evaluator self-play uses (`selfplay.network_sharing`): by default on CUDA one
+/// batch merged across all worker threads (the GPU wants thousands of positions per
+/// call); on the CPU one copy of the network per worker thread, so that each thread's
+/// network call runs while the others search.
 pub fn make_evaluator(cfg: &RunConfig, net: Net, history: usize) -> Result<Box<dyn Evaluator>> {
     let threads = cfg.selfplay.worker_threads();
-    Ok(if net.device().is_cuda() {
+    let merged = match cfg.selfplay.network_sharing {
+        NetworkSharing::Auto => net.device().is_cuda(),
+        NetworkSharing::Merged => true,
+        NetworkSharing::PerThread => false,
+    };
+    Ok(if merged {
         let rows = threads * cfg.selfplay.games_per_thread;
         Box::new(BatchingNetEvaluator::new(net, history, threads, rows, Duration::from_millis(5)))
     } else {
@@ -96,6 +103,14 @@ pub fn run(args: SelfplayArgs) -> Result<ExitCode> {
     bar.finish();
     result?;
     println!("{}", status_line(&stats, start.elapsed().as_secs_f64()));
+    if let Some((calls, rows)) = evaluator.batch_stats() {
+        println!(
+            "{} network evaluations in {calls} calls (mean batch {:.1}), {:.0} evaluations/s",
+            rows,
+            rows as f64 / calls.max(1) as f64,
+            rows as f64 / start.elapsed().as_secs_f64().max(1e-9)
+        );
+    }
     println!("wrote {} shard(s) to {}", writer.shards_written(), args.out.display());
     Ok(ExitCode::SUCCESS)
 }
