@@ -168,6 +168,17 @@ mod tests {
         }
     }
 
+    /// Lead 3 of the learning review: AdamW's decoupled decay multiplies the weights by
+    /// `1 - lr * wd` per step, so an SGD-sized decay (3e-4) did nothing in a whole run.
+    #[test]
+    fn default_config_decays_weights_noticeably() {
+        let path = format!("{}/configs/default.toml", env!("CARGO_MANIFEST_DIR"));
+        let cfg = RunConfig::load(Path::new(&path)).unwrap();
+        assert_eq!(cfg.train.optimizer, trainer::OptimizerKind::AdamW);
+        let kept = (1.0 - cfg.train.learning_rate * cfg.train.weight_decay).powi(2000);
+        assert!(kept < 0.9, "2,000 steps keep {:.4} of a weight without gradient", kept);
+    }
+
     #[test]
     fn defaults_and_unknown_fields() {
         assert_eq!(RunConfig::parse("").unwrap(), RunConfig::default());

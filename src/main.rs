@@ -43,6 +43,12 @@ enum Command {
     /// Gating research: when, where and what the engine gates, from a run's games or PGN
     /// (and a network's policy and value); writes an HTML report, CSV tables, SVG charts.
     GatingReport(cmd::gating_report::GatingReportArgs),
+    /// One position through a network's eyes: W/D/L, the likely moves with their values,
+    /// gating alternatives, and optionally a short search (text or JSON).
+    Analyse(cmd::analyse::AnalyseArgs),
+    /// szero's inference and training throughput for one network on one device (what
+    /// scripts/bench-vs-pytorch compares with PyTorch).
+    Bench(cmd::bench::BenchArgs),
 }
 
 /// libgomp (under libtorch) busy-waits by default, which makes torch 5-10x slower when
@@ -77,6 +83,8 @@ fn main() -> ExitCode {
         Command::Gate(args) => cmd::gate::run(args),
         Command::Ladder(args) => cmd::ladder::run(args),
         Command::GatingReport(args) => cmd::gating_report::run(args),
+        Command::Analyse(args) => cmd::analyse::run(args),
+        Command::Bench(args) => cmd::bench::run(args),
     };
     match result {
         Ok(code) => code,

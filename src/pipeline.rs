@@ -30,6 +30,9 @@ use trainer::{StopReason, Trainer};
 pub struct Status {
     pub games: AtomicU64,
     pub positions: AtomicU64,
+    /// Self-play's network calls and positions evaluated.
+    pub eval_calls: AtomicU64,
+    pub evaluations: AtomicU64,
     pub train_step: AtomicU64,
     pub samples_trained: AtomicU64,
     pub generation: AtomicU64,
@@ -70,6 +73,21 @@ pub fn run(cfg: &RunConfig, config_text: &str, run: &RunDir, stop: &AtomicBool) 
         }
         display(cfg, &status, stop, started);
     });
+    let secs = started.elapsed().as_secs_f64().max(1e-9);
+    let get = |c: &AtomicU64| c.load(Ordering::Relaxed);
+    let (games, positions, evals, calls) =
+        (get(&status.games), get(&status.positions), get(&status.evaluations), get(&status.eval_calls));
+    eprintln!(
+        "szero run: stopped after {secs:.0} s: {games} games ({:.2}/s), {positions} positions ({:.0}/s), \
+         {evals} evaluations ({:.0}/s, mean batch {:.1}); trainer at step {} ({} samples trained in all), generation {}",
+        games as f64 / secs,
+        positions as f64 / secs,
+        evals as f64 / secs,
+        evals as f64 / calls.max(1) as f64,
+        get(&status.train_step),
+        get(&status.samples_trained),
+        get(&status.generation)
+    );
     match errors.into_inner().unwrap_or_else(|p| p.into_inner()).pop() {
         Some(e) => Err(e),
         None => Ok(()),
@@ -121,6 +139,17 @@ fn ensure_best(cfg: &RunConfig, run: &RunDir) -> Result<()> {
     Ok(())
 }
 
+/// The current generation and its network file: the last promoted candidate itself
+/// (immutable, and complete before its promotion was logged), so that a reader never
+/// catches `best.safetensors` between the log entry and the copy; the best network's file
+/// when the candidate is gone or nothing was promoted yet.
+fn latest_promotion(run: &RunDir) -> Result<(u32, PathBuf)> {
+    let log = read_log(&run.root)?;
+    let promoted: Vec<&PathBuf> = log.iter().filter(|d| d.promoted).map(|d| &d.candidate).collect();
+    let path = promoted.last().filter(|p| p.exists()).map_or_else(|| run.best(), |p| p.to_path_buf());
+    Ok((promoted.len() as u32, path))
+}
+
 /// Generation of the current best network: promotions in the gate log.
 pub fn generation(run: &RunDir) -> Result<u32> {
     Ok(read_log(&run.root)?.iter().filter(|d| d.promoted).count() as u32)
@@ -141,14 +170,14 @@ fn selfplay_stage(cfg: &RunConfig, run: &RunDir, status: &Status, stop: &AtomicB
     // Steps continue across restarts: count the games already in the run's shards.
     let games_before = count_games(&run.shards());
     let seed = cfg.train.seed ^ 0x5E1F_u64.wrapping_mul(games_before + 1);
-    let load = |generation: u32| -> Result<Arc<dyn models::evaluator::Evaluator>> {
-        let (net, history) = crate::cmd::selfplay::load_or_fresh(cfg, Some(&run.best()), 0)?;
+    let load = |generation: u32, path: &Path| -> Result<Arc<dyn models::evaluator::Evaluator>> {
+        let (net, history) = crate::cmd::selfplay::load_or_fresh(cfg, Some(path), 0)?;
         let evaluator = crate::cmd::selfplay::make_evaluator(cfg, net, history)
             .with_context(|| format!("self-play network of generation {generation}"))?;
         Ok(Arc::from(evaluator))
     };
     let first = generation(run)?;
-    let evaluator = load(first)?;
+    let evaluator = load(first, &run.best())?;
     eprintln!("szero run: self-play network: {}", evaluator.describe());
     let network = SwappableNetwork::new(first, evaluator);
     let mut writer = ShardWriter::new(&run.shards(), "selfplay", cfg.selfplay.games_per_shard, cfg.run.pgn)?;
@@ -160,9 +189,9 @@ fn selfplay_stage(cfg: &RunConfig, run: &RunDir, status: &Status, stop: &AtomicB
             let mut current = first;
             while !stop.load(Ordering::Relaxed) && !played.load(Ordering::Relaxed) {
                 sleep_unless(stop, Duration::from_secs(2));
-                let latest = generation(run)?;
+                let (latest, path) = latest_promotion(run)?;
                 if latest != current {
-                    network.replace(latest, load(latest)?);
+                    network.replace(latest, load(latest, &path)?);
                     current = latest;
                 }
             }
@@ -172,6 +201,10 @@ fn selfplay_stage(cfg: &RunConfig, run: &RunDir, status: &Status, stop: &AtomicB
             stats.add(record);
             status.games.fetch_add(1, Ordering::Relaxed);
             status.positions.fetch_add(record.moves.len() as u64, Ordering::Relaxed);
+            if let Some((calls, rows)) = network.batch_stats() {
+                status.eval_calls.store(calls, Ordering::Relaxed);
+                status.evaluations.store(rows, Ordering::Relaxed);
+            }
             if stats.games >= cfg.run.selfplay_log_games.max(1) as u64 {
                 if let Some(tb) = tb.as_mut() {
                     let step = games_before + status.games.load(Ordering::Relaxed);
@@ -299,22 +332,35 @@ fn gate_stage(cfg: &RunConfig, run: &RunDir, status: &Status, stop: &AtomicBool)
 fn display(cfg: &RunConfig, status: &Status, stop: &AtomicBool, started: Instant) {
     let bar = ProgressBar::new_spinner();
     bar.set_style(ProgressStyle::with_template("{spinner} {elapsed_precise} {msg}").expect("valid template"));
-    let mut last = (Instant::now(), 0u64);
-    let mut rate = 0.0;
+    // Rates over the last few seconds: positions, evaluations (and calls), samples trained.
+    let counters = || {
+        [
+            status.positions.load(Ordering::Relaxed),
+            status.evaluations.load(Ordering::Relaxed),
+            status.eval_calls.load(Ordering::Relaxed),
+            status.samples_trained.load(Ordering::Relaxed),
+        ]
+    };
+    let mut last = (Instant::now(), counters());
+    let mut rates = [0.0f64; 4];
     // Without a terminal (logs, CI) the spinner is hidden: print a line now and then.
     let mut last_print = Instant::now();
     while !stop.load(Ordering::Relaxed) {
         std::thread::sleep(Duration::from_millis(500));
-        let positions = status.positions.load(Ordering::Relaxed);
         let dt = last.0.elapsed().as_secs_f64();
-        if dt >= 2.0 {
-            rate = (positions - last.1) as f64 / dt;
-            last = (Instant::now(), positions);
+        if dt >= 5.0 {
+            let now = counters();
+            for k in 0..4 {
+                rates[k] = now[k].saturating_sub(last.1[k]) as f64 / dt;
+            }
+            last = (Instant::now(), now);
         }
+        let [positions, evals, calls, samples] = rates;
+        let batch = if calls > 0.0 { format!(", mean batch {:.0}", evals / calls) } else { String::new() };
         let generation = status.generation.load(Ordering::Relaxed);
         let note = status.trainer_note.lock().unwrap_or_else(|p| p.into_inner()).clone();
         let line = format!(
-            "gen {generation} | games {} ({rate:.0} pos/s) | train step {} ({} samples){} | gate: {}",
+            "gen {generation} | games {} ({positions:.0} pos/s, {evals:.0} evals/s{batch}) | train step {} ({} samples, {samples:.0}/s){} | gate: {}",
             status.games.load(Ordering::Relaxed),
             status.train_step.load(Ordering::Relaxed),
             status.samples_trained.load(Ordering::Relaxed),

@@ -27,7 +27,7 @@ use std::time::SystemTime;
 pub const DEFAULT_RUNGS: [&str; 5] = [
     "random",
     "greedy",
-    "mcts-material:nodes=200",
+    "mcts-material:nodes=200,root=gumbel",
     "uci:cmd=fairy-stockfish,depth=1",
     "uci:cmd=fairy-stockfish,depth=2",
 ];

@@ -70,6 +70,36 @@ pub struct ExportInfo {
     pub output: TensorSpec,
     /// Column ranges of the output, in order, covering `0..output_width`.
     pub output_layout: Vec<OutputSlice>,
+    /// The ONNX file, when one was exported too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub onnx: Option<OnnxInfo>,
+}
+
+/// An ONNX model beside the TorchScript one: named input and outputs (one per head, the
+/// columns of `output_layout` in the same order), a dynamic batch axis `N`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OnnxInfo {
+    pub file: String,
+    pub inputs: Vec<String>,
+    pub outputs: Vec<String>,
+    pub opset: u32,
+}
+
+impl ExportInfo {
+    /// Reads a `model.json`.
+    pub fn read(path: &Path) -> Result<ExportInfo, ExportError> {
+        let bytes = std::fs::read(path).map_err(|source| ExportError::Io { path: path.into(), source })?;
+        serde_json::from_slice(&bytes).map_err(|e| ExportError::Io {
+            path: path.into(),
+            source: std::io::Error::new(std::io::ErrorKind::InvalidData, e),
+        })
+    }
+
+    /// Writes this `model.json` atomically.
+    pub fn write(&self, path: &Path) -> Result<(), ExportError> {
+        let json = serde_json::to_vec_pretty(self).expect("ExportInfo serialises");
+        write_atomic(path, &json).map_err(|source| ExportError::Io { path: path.into(), source })
+    }
 }
 
 /// Shape (with `"N"` for the batch dimension) and dtype of a tensor.
@@ -158,6 +188,7 @@ impl ExportInfo {
                 device: "cpu".into(),
             },
             output_layout: layout,
+            onnx: None,
         }
     }
 }
@@ -193,12 +224,7 @@ pub fn export(
 
     checkpoint::save(net, &paths.weights, versions, training_step)?;
 
-    let info = ExportInfo::new(net.config(), versions, training_step);
-    let json = serde_json::to_vec_pretty(&info).expect("ExportInfo serialises");
-    write_atomic(&paths.info, &json).map_err(|source| ExportError::Io {
-        path: paths.info.clone(),
-        source,
-    })?;
+    ExportInfo::new(net.config(), versions, training_step).write(&paths.info)?;
     Ok(paths)
 }
 

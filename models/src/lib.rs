@@ -27,7 +27,7 @@ mod testutil;
 pub use checkpoint::{CheckpointError, FormatVersions, Metadata, FORMAT_MAGIC};
 pub use config::{ConfigError, MaterialHeadConfig, MovesLeftConfig, NetConfig, SeConfig};
 pub use device::{DeviceChoice, DeviceError, Precision};
-pub use export::{export, ExportError, ExportInfo, ExportPaths};
+pub use export::{export, ExportError, ExportInfo, ExportPaths, OnnxInfo};
 pub use net::{Net, NetError, NetOutput};
 /// Re-exported so that users agree on the exact tch version.
 pub use tch;

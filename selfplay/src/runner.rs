@@ -57,16 +57,22 @@ impl NetworkSource for FixedNetwork<'_> {
 /// A network that can be replaced while self-play runs (a pipeline's best network).
 pub struct SwappableNetwork {
     current: RwLock<(u32, Arc<dyn Evaluator>)>,
+    /// (calls, positions) of the networks replaced so far.
+    retired: std::sync::Mutex<(u64, u64)>,
 }
 
 impl SwappableNetwork {
     pub fn new(generation: u32, evaluator: Arc<dyn Evaluator>) -> Self {
-        SwappableNetwork { current: RwLock::new((generation, evaluator)) }
+        SwappableNetwork { current: RwLock::new((generation, evaluator)), retired: Default::default() }
     }
 
     /// Self-play uses `evaluator` from its next batch on.
     pub fn replace(&self, generation: u32, evaluator: Arc<dyn Evaluator>) {
-        *self.current.write().unwrap_or_else(|p| p.into_inner()) = (generation, evaluator);
+        let old = std::mem::replace(&mut *self.current.write().unwrap_or_else(|p| p.into_inner()), (generation, evaluator));
+        if let Some((c, r)) = old.1.batch_stats() {
+            let mut t = self.retired.lock().unwrap_or_else(|p| p.into_inner());
+            *t = (t.0 + c, t.1 + r);
+        }
     }
 
     fn get(&self) -> (u32, Arc<dyn Evaluator>) {
@@ -84,8 +90,12 @@ impl NetworkSource for SwappableNetwork {
         let evaluator = self.get().1;
         evaluator.evaluate(histories)
     }
+    /// Counts of every network this source has held, so that rates stay continuous
+    /// across swaps.
     fn batch_stats(&self) -> Option<(u64, u64)> {
-        self.get().1.batch_stats()
+        let (c, r) = self.get().1.batch_stats()?;
+        let t = *self.retired.lock().unwrap_or_else(|p| p.into_inner());
+        Some((t.0 + c, t.1 + r))
     }
 }
 

@@ -138,3 +138,57 @@ fn fast_search_openings_vary_under_gumbel() {
     let openings: std::collections::HashSet<Vec<String>> = games.iter().map(|g| g.moves[..6].to_vec()).collect();
     assert!(openings.len() >= 6, "{} distinct openings of 8", openings.len());
 }
+
+/// Counts the positions it evaluates.
+struct Counting(std::sync::atomic::AtomicU64);
+
+impl models::evaluator::Evaluator for Counting {
+    fn evaluate(&self, h: &[&[schess::Position]]) -> anyhow::Result<Vec<models::evaluator::Evaluation>> {
+        self.0.fetch_add(h.len() as u64, std::sync::atomic::Ordering::Relaxed);
+        UniformEvaluator.evaluate(h)
+    }
+    fn describe(&self) -> String {
+        "counting".into()
+    }
+}
+
+/// Lead 5: self-play keeps its slots busy and takes a new network between moves: games
+/// started after the swap record the new generation, and the new network is used.
+#[test]
+fn a_new_network_is_picked_up_while_games_run() {
+    use selfplay::runner::{play_from, SwappableNetwork};
+    use std::sync::atomic::Ordering;
+    use std::sync::Arc;
+    let cfg = SelfplayConfig {
+        simulations: 4,
+        fast_simulations: 2,
+        max_plies: 30,
+        threads: 2,
+        games_per_thread: 4,
+        ..SelfplayConfig::default()
+    };
+    let old = Arc::new(Counting(Default::default()));
+    let new = Arc::new(Counting(Default::default()));
+    let network = SwappableNetwork::new(0, old.clone());
+    let (tx, rx) = mpsc::channel();
+    let stop = AtomicBool::new(false);
+    let records: Vec<selfplay::GameRecord> = std::thread::scope(|s| {
+        let worker = s.spawn(|| play_from(&cfg, &network, &RunOptions { games: 40, generation: 0, seed: 3 }, &stop, tx));
+        let mut records = Vec::new();
+        for r in rx {
+            records.push(r);
+            if records.len() == 8 {
+                network.replace(1, new.clone());
+            }
+        }
+        worker.join().unwrap().unwrap();
+        records
+    });
+    assert_eq!(records.len(), 40);
+    assert!(new.0.load(Ordering::Relaxed) > 0, "the new network was never asked");
+    // At the swap, 8 games were done and at most 8 (+1 refill per thread racing the
+    // swap) in flight: every later game is the new generation's.
+    let newer = records.iter().filter(|r| r.generation == 1).count();
+    assert!(newer >= 40 - 8 - 8 - 2, "only {newer} of 40 games by the new network");
+    assert!(records[..8].iter().all(|r| r.generation == 0));
+}

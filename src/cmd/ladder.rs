@@ -16,7 +16,7 @@ pub struct LadderArgs {
     /// Run directory (of `szero run`).
     run: PathBuf,
     /// Reference players, as `szero match` player specs (repeatable; default: random,
-    /// greedy, mcts-material:nodes=200, fairy-stockfish at depths 1 and 2).
+    /// greedy, mcts-material:nodes=200,root=gumbel, fairy-stockfish at depths 1 and 2).
     #[arg(long = "rung")]
     rungs: Vec<String>,
     /// Games per point (rounded up to pairs: each opening is played with both colours).
@@ -31,6 +31,9 @@ pub struct LadderArgs {
     /// Only every k-th network (the first and the last always).
     #[arg(long, default_value_t = 1)]
     every: usize,
+    /// Only the networks nearest to these minutes of training (e.g. `0,30,60,120`).
+    #[arg(long, value_delimiter = ',', conflicts_with = "every")]
+    at: Vec<f64>,
     /// Random plies of each opening.
     #[arg(long, default_value_t = 6)]
     random_plies: u32,
@@ -84,7 +87,16 @@ pub fn run(args: LadderArgs) -> Result<ExitCode> {
         material_mix: args.mix,
     };
     let mut nets = networks(&args.run, args.candidates)?;
-    if args.every > 1 && nets.len() > 2 {
+    if !args.at.is_empty() {
+        let mut chosen: Vec<usize> = args
+            .at
+            .iter()
+            .filter_map(|&t| (0..nets.len()).min_by(|&a, &b| (nets[a].minutes - t).abs().total_cmp(&(nets[b].minutes - t).abs())))
+            .collect();
+        chosen.sort_unstable();
+        chosen.dedup();
+        nets = chosen.into_iter().map(|i| nets[i].clone()).collect();
+    } else if args.every > 1 && nets.len() > 2 {
         let last = nets.len() - 1;
         nets = nets.into_iter().enumerate().filter(|(i, _)| i % args.every == 0 || *i == last).map(|(_, n)| n).collect();
     }

@@ -1,5 +1,7 @@
 //! One module per subcommand.
 
+pub mod analyse;
+pub mod bench;
 pub mod export;
 pub mod perft;
 pub mod run;

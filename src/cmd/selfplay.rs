@@ -27,9 +27,13 @@ pub struct SelfplayArgs {
     /// Number of games.
     #[arg(long, default_value_t = 64)]
     games: usize,
-    /// Output directory for shards (and PGN).
+    /// Run directory to add the games to: shards go to `RUN/shards`, where `szero train
+    /// --run RUN` and `szero run` read them.
+    #[arg(long, required_unless_present = "out", conflicts_with = "out")]
+    run: Option<PathBuf>,
+    /// Or any directory for the shards (and PGN) themselves.
     #[arg(long)]
-    out: PathBuf,
+    out: Option<PathBuf>,
     /// Generation number recorded in the games.
     #[arg(long, default_value_t = 0)]
     generation: u32,
@@ -87,7 +91,12 @@ pub fn run(args: SelfplayArgs) -> Result<ExitCode> {
     };
     let (net, history) = load_or_fresh(&cfg, args.model.as_deref(), args.seed)?;
     let evaluator = make_evaluator(&cfg, net, history)?;
-    let mut writer = ShardWriter::new(&args.out, &format!("gen{:04}", args.generation), cfg.selfplay.games_per_shard, args.pgn)?;
+    let out = match (&args.run, &args.out) {
+        (Some(run), _) => run.join("shards"),
+        (None, Some(out)) => out.clone(),
+        (None, None) => anyhow::bail!("give --run RUN_DIR (shards go to RUN_DIR/shards) or --out DIR"),
+    };
+    let mut writer = ShardWriter::new(&out, &format!("gen{:04}", args.generation), cfg.selfplay.games_per_shard, args.pgn)?;
     let bar = ProgressBar::new(args.games as u64);
     bar.set_style(ProgressStyle::with_template("{bar:30} {pos}/{len} games {elapsed} | {msg}").expect("valid template"));
     let stop = AtomicBool::new(false);
@@ -111,7 +120,7 @@ pub fn run(args: SelfplayArgs) -> Result<ExitCode> {
             rows as f64 / start.elapsed().as_secs_f64().max(1e-9)
         );
     }
-    println!("wrote {} shard(s) to {}", writer.shards_written(), args.out.display());
+    println!("wrote {} shard(s) to {}", writer.shards_written(), out.display());
     Ok(ExitCode::SUCCESS)
 }
 

@@ -80,6 +80,18 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
         Some(path) => RunConfig::load(path)?,
         None => RunConfig::default(),
     };
+    let shards = args.run.join("shards");
+    let here = selfplay::shard::list(&args.run).unwrap_or_default();
+    if !here.is_empty() && selfplay::shard::list(&shards).unwrap_or_default().is_empty() {
+        bail!(
+            "{} holds {} shard(s) itself, but szero train reads a run's shards from {}: \
+             move them there (or write them with `szero selfplay --run {}`)",
+            args.run.display(),
+            here.len(),
+            shards.display(),
+            args.run.display()
+        );
+    }
     if args.resume && !args.run.join("trainer").join("latest").exists() {
         bail!(
             "--resume: no trainer checkpoint in {}",

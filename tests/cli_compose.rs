@@ -1,0 +1,42 @@
+//! The commands compose as the README says: `szero selfplay --run R` writes where
+//! `szero train --run R` reads; shards written elsewhere get an error that says where.
+
+use std::process::Command;
+
+const SZERO: &str = env!("CARGO_BIN_EXE_szero");
+const SMOKE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/configs/smoke.toml");
+
+fn szero(args: &[&str]) -> std::process::Output {
+    Command::new(SZERO).args(args).output().unwrap()
+}
+
+#[test]
+fn selfplay_into_a_run_then_train_on_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    let r = run.to_str().unwrap();
+    let out = szero(&["selfplay", "--config", SMOKE, "--games", "12", "--run", r]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("mean batch"));
+    assert!(!selfplay::shard::list(&run.join("shards")).unwrap().is_empty());
+    let out = szero(&["train", "--config", SMOKE, "--run", r, "--steps", "2"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(run.join("trainer/latest").exists());
+}
+
+#[test]
+fn shards_in_the_wrong_place_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let flat = dir.path().join("flat");
+    let f = flat.to_str().unwrap();
+    let out = szero(&["selfplay", "--config", SMOKE, "--games", "2", "--out", f]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = szero(&["train", "--config", SMOKE, "--run", f, "--steps", "1"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains(&format!("{f}/shards")) && err.contains("selfplay --run"), "{err}");
+    // Neither --run nor --out: a clear usage error.
+    let out = szero(&["selfplay", "--config", SMOKE, "--games", "1"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--run"));
+}
