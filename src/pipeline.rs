@@ -52,6 +52,8 @@ pub fn run(cfg: &RunConfig, config_text: &str, run: &RunDir, stop: &AtomicBool) 
         eprintln!("szero run: removed {removed} temporary file(s) left by an interrupted write");
     }
     ensure_best(cfg, run)?;
+    eval::clock::record_start(&run.root, std::time::SystemTime::now())
+        .with_context(|| format!("recording the start in {}", run.root.join(eval::clock::SESSIONS_FILE).display()))?;
     eprintln!("szero run: {}", thread_budget(cfg));
     let status = Status::default();
     status.generation.store(generation(run)? as u64, Ordering::Relaxed);

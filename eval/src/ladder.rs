@@ -10,6 +10,7 @@
 //! ladder that is run again (after more training, or after an interruption) plays only
 //! what it has not measured yet.
 
+use crate::clock::RunClock;
 use crate::batched::{run_batched_match, BatchedPlayer, Side};
 use crate::gate::{read_log, BEST_FILE};
 use crate::match_runner::{Adjudication, MatchConfig, MatchReport};
@@ -75,7 +76,8 @@ pub struct LadderNetwork {
     pub generation: Option<u32>,
     /// Trainer step of its weights.
     pub training_step: u64,
-    /// Minutes from the run's start to the file's creation.
+    /// Minutes of running (pauses between a kill and a resume left out, see
+    /// [`crate::clock`]) from the run's start to the file's creation.
     pub minutes: f64,
 }
 
@@ -103,13 +105,17 @@ pub fn networks(run: &Path, candidates: bool) -> anyhow::Result<Vec<LadderNetwor
         "{} has no initial.safetensors: not a run directory of `szero run`",
         run.display()
     );
-    let start = modified(&initial)?;
+    let candidate_files = safetensors_in(&run.join("candidates"))?;
+    let mut file_times = vec![modified(&initial)?];
+    for f in &candidate_files {
+        file_times.push(modified(f)?);
+    }
+    let starts = crate::clock::read_starts(run).map_err(|e| anyhow::anyhow!("{}: {e}", run.display()))?;
+    let clock = RunClock::new(file_times[0], &starts, &file_times);
     let entry = |label: String, path: PathBuf, generation: Option<u32>| -> anyhow::Result<LadderNetwork> {
         let meta = models::checkpoint::read_metadata(&path)
             .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-        let minutes = modified(&path)?
-            .duration_since(start)
-            .map_or(0.0, |d| d.as_secs_f64() / 60.0);
+        let minutes = clock.minutes(modified(&path)?);
         Ok(LadderNetwork { label, path, generation, training_step: meta.training_step, minutes })
     };
     let mut out = vec![entry("initial".into(), initial, Some(0))?];
@@ -122,22 +128,30 @@ pub fn networks(run: &Path, candidates: bool) -> anyhow::Result<Vec<LadderNetwor
         }
     }
     if candidates {
-        let dir = run.join("candidates");
-        let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|x| x == "safetensors"))
-            .filter(|p| !p.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.')))
-            .collect();
-        files.sort();
-        for f in files.into_iter().filter(|f| !promoted.contains(f)) {
+        for f in candidate_files.into_iter().filter(|f| !promoted.contains(f)) {
             let label = f.file_stem().map_or_else(String::new, |s| s.to_string_lossy().into_owned());
             out.push(entry(label, f, None)?);
         }
         out.sort_by_key(|n| n.training_step);
     }
     Ok(out)
+}
+
+/// The network files in `dir`, sorted (temporaries of an interrupted write left out).
+fn safetensors_in(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => anyhow::bail!("{}: {e}", dir.display()),
+    };
+    let mut files: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "safetensors"))
+        .filter(|p| !p.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.')))
+        .collect();
+    files.sort();
+    Ok(files)
 }
 
 fn modified(path: &Path) -> anyhow::Result<SystemTime> {

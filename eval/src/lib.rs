@@ -8,11 +8,13 @@
 //!   with many games in flight and one network call per batch of leaves.
 //! - [`gate`]: the candidate-versus-best test that decides which network self-play uses,
 //!   configured by [`config::GateConfig`].
-//! - [`ladder`]: a run's networks against fixed reference players, for its strength curve.
+//! - [`ladder`]: a run's networks against fixed reference players, for its strength curve, timed by
+//!   [`clock`] (minutes of running across resumes).
 //! - [`uci`]: szero as a UCI engine.
 
 pub mod baseline;
 pub mod batched;
+pub mod clock;
 pub mod config;
 pub mod engine_process;
 pub mod gate;

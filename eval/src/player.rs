@@ -28,7 +28,7 @@ use crate::search::{network_evaluator, MctsPlayer};
 use models::evaluator::{Evaluator, MaterialEvaluator, UniformEvaluator};
 use models::{DeviceChoice, Precision};
 use schess::{Game, Move, Variant};
-use selfplay::{RootMode, SearchConfig};
+use selfplay::SearchConfig;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::PathBuf;
@@ -280,11 +280,7 @@ impl FromStr for PlayerSpec {
                         "cpuct" => m.search.c_puct = parse_value(&k, &v)?,
                         "fpu" => m.search.fpu_reduction = parse_value(&k, &v)?,
                         "root" => {
-                            m.search.root_mode = match v.to_ascii_lowercase().as_str() {
-                                "puct" => RootMode::Puct,
-                                "gumbel" => RootMode::Gumbel,
-                                _ => return Err(bad(&k, &v, "expected puct or gumbel")),
-                            }
+                            m.search.root_mode = v.parse().map_err(|_| bad(&k, &v, "expected puct or gumbel"))?
                         }
                         "name" => m.name = Some(v),
                         _ => return Err(unknown(&k)),
@@ -522,6 +518,7 @@ impl PlayerFactory {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use selfplay::RootMode;
 
     #[test]
     fn parses_spec_strings() {

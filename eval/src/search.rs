@@ -235,6 +235,13 @@ impl Searcher {
         self.tree = None;
     }
 
+    /// Replaces the search settings; the kept tree is dropped (its root was set up for
+    /// the old ones).
+    pub fn set_config(&mut self, cfg: SearchConfig) {
+        self.cfg = cfg;
+        self.tree = None;
+    }
+
     /// Forgets the kept tree (new game).
     pub fn clear(&mut self) {
         self.tree = None;

@@ -11,7 +11,7 @@ use crate::search::{network_evaluator, Limits, SearchControl, SearchResult, Sear
 use models::evaluator::{Evaluator, UniformEvaluator};
 use models::{DeviceChoice, Precision};
 use schess::{Color, Game, Position, Variant};
-use selfplay::SearchConfig;
+use selfplay::{RootMode, SearchConfig};
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
@@ -52,6 +52,9 @@ pub struct UciSettings {
     /// Subtracted from every time budget: GUI and pipe latency.
     pub move_overhead_ms: u64,
     pub weights: Option<PathBuf>,
+    /// Root search: Gumbel sequential halving plans its rounds for the node limit (800
+    /// playouts without one; past the plan it visits its last contenders in turn).
+    pub root: RootMode,
     pub device: DeviceChoice,
     pub precision: Precision,
 }
@@ -64,6 +67,7 @@ impl Default for UciSettings {
             hash_mb: 512,
             move_overhead_ms: 100,
             weights: None,
+            root: RootMode::Gumbel,
             device: DeviceChoice::Auto,
             precision: Precision::Auto,
         }
@@ -197,6 +201,11 @@ pub fn time_budget(
     target.min(cap)
 }
 
+/// The search settings of `settings`.
+fn search_config(settings: &UciSettings) -> SearchConfig {
+    SearchConfig { root_mode: settings.root, ..SearchConfig::default() }
+}
+
 /// A search running on its thread.
 struct Running {
     control: Arc<SearchControl>,
@@ -226,12 +235,7 @@ impl UciEngine {
     /// An engine writing to `out`, with the uniform evaluator until a network is set.
     pub fn new(out: Output) -> UciEngine {
         let settings = UciSettings::default();
-        let searcher = Searcher::new(
-            Arc::new(UniformEvaluator),
-            SearchConfig::default(),
-            true,
-            0x5eed,
-        );
+        let searcher = Searcher::new(Arc::new(UniformEvaluator), search_config(&settings), true, 0x5eed);
         UciEngine {
             out,
             game: Game::new(Position::new(settings.variant)),
@@ -319,12 +323,7 @@ impl UciEngine {
     /// After a search thread panicked: a new searcher with the uniform evaluator (so the
     /// engine still plays); the error was already reported.
     fn fresh_searcher(&self) -> Searcher {
-        Searcher::new(
-            Arc::new(UniformEvaluator),
-            SearchConfig::default(),
-            true,
-            0x5eed,
-        )
+        Searcher::new(Arc::new(UniformEvaluator), search_config(&self.settings), true, 0x5eed)
     }
 
     /// Handles one input line.
@@ -376,6 +375,7 @@ impl UciEngine {
         o.line("option name Hash type spin default 512 min 1 max 1048576");
         o.line("option name Move Overhead type spin default 100 min 0 max 10000");
         o.line("option name WeightsFile type string default <empty>");
+        o.line(&format!("option name RootSearch type combo default {} var gumbel var puct", UciSettings::default().root.name()));
         o.line("uciok");
     }
 
@@ -433,6 +433,11 @@ impl UciEngine {
                     })
                 }
             }
+            "rootsearch" => value.parse::<RootMode>().map(|root| {
+                self.settings.root = root;
+                let cfg = search_config(&self.settings);
+                self.searcher_mut().set_config(cfg);
+            }),
             _ => Err(format!("no such option '{}'", truncate(name))),
         };
         if let Err(e) = result {
@@ -631,6 +636,7 @@ mod tests {
                 "option name Hash type spin default 512 min 1 max 1048576",
                 "option name Move Overhead type spin default 100 min 0 max 10000",
                 "option name WeightsFile type string default <empty>",
+                "option name RootSearch type combo default gumbel var gumbel var puct",
                 "uciok",
                 "readyok",
                 "info string error: unknown command 'xyzzy'",
@@ -648,6 +654,8 @@ mod tests {
                     "setoption name Frobnicate value 3",
                     "setoption nme Hash",
                     "setoption name Move Overhead value 50",
+                    "setoption name RootSearch value alphabeta",
+                    "setoption name RootSearch value puct",
                     "setoption name WeightsFile value /nonexistent/net.safetensors",
                 ]
             ),
@@ -657,11 +665,14 @@ mod tests {
                 "info string error: invalid value '0' for Hash (expected 1..1048576)",
                 "info string error: no such option 'Frobnicate'",
                 "info string error: setoption needs 'name <option> [value <value>]'",
-                // Move Overhead is accepted silently; the missing network file is reported.
+                // Move Overhead and RootSearch puct are accepted silently; the missing
+                // network file is reported.
+                "info string error: unknown root search 'alphabeta' (expected puct or gumbel)",
                 "info string error: cannot load network /nonexistent/net.safetensors: /nonexistent/net.safetensors: No such file or directory (os error 2)",
             ]
         );
         assert_eq!(e.settings().move_overhead_ms, 50);
+        assert_eq!(e.settings().root, RootMode::Puct);
         let out = session(
             &mut e,
             &buf,

@@ -51,29 +51,24 @@ pub trait Evaluator: Send + Sync {
     }
 }
 
-impl<E: Evaluator + ?Sized> Evaluator for std::sync::Arc<E> {
-    fn evaluate(&self, histories: &[&[Position]]) -> anyhow::Result<Vec<Evaluation>> {
-        (**self).evaluate(histories)
-    }
-    fn describe(&self) -> String {
-        (**self).describe()
-    }
-    fn batch_stats(&self) -> Option<(u64, u64)> {
-        (**self).batch_stats()
-    }
+/// Smart pointers to an evaluator are evaluators (every method forwarded).
+macro_rules! forward_evaluator {
+    ($($ptr:ident)::+) => {
+        impl<E: Evaluator + ?Sized> Evaluator for $($ptr)::+<E> {
+            fn evaluate(&self, histories: &[&[Position]]) -> anyhow::Result<Vec<Evaluation>> {
+                (**self).evaluate(histories)
+            }
+            fn describe(&self) -> String {
+                (**self).describe()
+            }
+            fn batch_stats(&self) -> Option<(u64, u64)> {
+                (**self).batch_stats()
+            }
+        }
+    };
 }
-
-impl<E: Evaluator + ?Sized> Evaluator for Box<E> {
-    fn evaluate(&self, histories: &[&[Position]]) -> anyhow::Result<Vec<Evaluation>> {
-        (**self).evaluate(histories)
-    }
-    fn describe(&self) -> String {
-        (**self).describe()
-    }
-    fn batch_stats(&self) -> Option<(u64, u64)> {
-        (**self).batch_stats()
-    }
-}
+forward_evaluator!(std::sync::Arc);
+forward_evaluator!(Box);
 
 /// Equal priors and an even W/D/L: search driven only by the rules (tests, baselines).
 #[derive(Debug, Clone, Copy, Default)]

@@ -14,6 +14,28 @@ pub enum RootMode {
     Gumbel,
 }
 
+impl RootMode {
+    /// Its name in configs, player specs and UCI options.
+    pub fn name(self) -> &'static str {
+        match self {
+            RootMode::Puct => "puct",
+            RootMode::Gumbel => "gumbel",
+        }
+    }
+}
+
+impl std::str::FromStr for RootMode {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<RootMode, String> {
+        match s.to_ascii_lowercase().as_str() {
+            "puct" => Ok(RootMode::Puct),
+            "gumbel" => Ok(RootMode::Gumbel),
+            _ => Err(format!("unknown root search '{s}' (expected puct or gumbel)")),
+        }
+    }
+}
+
 /// How self-play scores a game that reaches `max_plies`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
 #[serde(rename_all = "kebab-case")]

@@ -152,6 +152,28 @@ impl models::evaluator::Evaluator for Counting {
     }
 }
 
+/// The old network of the swap test: on its first call it has the runner's source
+/// swap in the new one (as the pipeline does after a promotion), so the swap happens at a
+/// fixed point of the workers' progress however the threads are scheduled.
+struct SwapOnFirstCall {
+    counting: Counting,
+    swap_to: std::sync::OnceLock<(std::sync::Arc<selfplay::runner::SwappableNetwork>, std::sync::Arc<Counting>)>,
+}
+
+impl models::evaluator::Evaluator for SwapOnFirstCall {
+    fn evaluate(&self, h: &[&[schess::Position]]) -> anyhow::Result<Vec<models::evaluator::Evaluation>> {
+        if self.counting.0.load(std::sync::atomic::Ordering::Relaxed) == 0 {
+            if let Some((network, new)) = self.swap_to.get() {
+                network.replace(1, new.clone());
+            }
+        }
+        self.counting.evaluate(h)
+    }
+    fn describe(&self) -> String {
+        "swap on first call".into()
+    }
+}
+
 /// Lead 5: self-play keeps its slots busy and takes a new network between moves: games
 /// started after the swap record the new generation, and the new network is used.
 #[test]
@@ -167,28 +189,25 @@ fn a_new_network_is_picked_up_while_games_run() {
         games_per_thread: 4,
         ..SelfplayConfig::default()
     };
-    let old = Arc::new(Counting(Default::default()));
+    let old = Arc::new(SwapOnFirstCall { counting: Counting(Default::default()), swap_to: Default::default() });
     let new = Arc::new(Counting(Default::default()));
-    let network = SwappableNetwork::new(0, old.clone());
+    let network = Arc::new(SwappableNetwork::new(0, old.clone()));
+    old.swap_to.set((network.clone(), new.clone())).ok().unwrap();
     let (tx, rx) = mpsc::channel();
     let stop = AtomicBool::new(false);
     let records: Vec<selfplay::GameRecord> = std::thread::scope(|s| {
-        let worker = s.spawn(|| play_from(&cfg, &network, &RunOptions { games: 40, generation: 0, seed: 3 }, &stop, tx));
-        let mut records = Vec::new();
-        for r in rx {
-            records.push(r);
-            if records.len() == 8 {
-                network.replace(1, new.clone());
-            }
-        }
+        let worker = s.spawn(|| play_from(&cfg, &*network, &RunOptions { games: 40, generation: 0, seed: 3 }, &stop, tx));
+        let records: Vec<_> = rx.iter().collect();
         worker.join().unwrap().unwrap();
         records
     });
     assert_eq!(records.len(), 40);
-    assert!(new.0.load(Ordering::Relaxed) > 0, "the new network was never asked");
-    // At the swap, 8 games were done and at most 8 (+1 refill per thread racing the
-    // swap) in flight: every later game is the new generation's.
-    let newer = records.iter().filter(|r| r.generation == 1).count();
-    assert!(newer >= 40 - 8 - 8 - 2, "only {newer} of 40 games by the new network");
-    assert!(records[..8].iter().all(|r| r.generation == 0));
+    assert!(old.counting.0.load(Ordering::Relaxed) > 0 && new.0.load(Ordering::Relaxed) > 0);
+    // The swap came with the first evaluation, before any game could finish: only the
+    // games in flight then (2 threads x 4 at most) started with the old generation, and
+    // every refilled slot started a game of the new one.
+    let older = records.iter().filter(|r| r.generation == 0).count();
+    assert!((1..=8).contains(&older), "{older} of 40 games by the old network");
+    // The old network's games went on with the new one between moves.
+    assert!(new.0.load(Ordering::Relaxed) > old.counting.0.load(Ordering::Relaxed));
 }

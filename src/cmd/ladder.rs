@@ -44,7 +44,7 @@ pub struct LadderArgs {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Root search of the networks: gumbel or puct.
-    #[arg(long, default_value = "gumbel", value_parser = parse_root)]
+    #[arg(long, default_value = "gumbel")]
     root: RootMode,
     /// Share of a material head in the networks' value, instead of each network's own.
     #[arg(long)]
@@ -60,13 +60,6 @@ pub struct LadderArgs {
     out: Option<PathBuf>,
 }
 
-fn parse_root(s: &str) -> Result<RootMode, String> {
-    match s.to_ascii_lowercase().as_str() {
-        "gumbel" => Ok(RootMode::Gumbel),
-        "puct" => Ok(RootMode::Puct),
-        _ => Err(format!("{s:?}: expected gumbel or puct")),
-    }
-}
 
 pub fn run(args: LadderArgs) -> Result<ExitCode> {
     if let Some(mix) = args.mix {
