@@ -102,6 +102,27 @@ impl ExportInfo {
     }
 }
 
+/// The project's Python (for the ONNX exporter and cross-checks): `$SZERO_PYTHON`, else
+/// the venv `scripts/setup` makes under `$SZERO_CACHE` (default `~/.cache/szero`).
+pub fn venv_python() -> Result<PathBuf, String> {
+    if let Some(p) = std::env::var_os("SZERO_PYTHON") {
+        return Ok(p.into());
+    }
+    let cache = std::env::var_os("SZERO_CACHE")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache/szero")))
+        .ok_or("neither SZERO_CACHE nor HOME is set")?;
+    let p = cache.join("venv/bin/python");
+    if p.exists() {
+        Ok(p)
+    } else {
+        Err(format!(
+            "no Python venv at {}: run scripts/setup (or set SZERO_PYTHON to a python with torch and onnx)",
+            p.display()
+        ))
+    }
+}
+
 /// Shape (with `"N"` for the batch dimension) and dtype of a tensor.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TensorSpec {
@@ -269,22 +290,8 @@ mod tests {
         policy: 2,
     };
 
-    /// The venv python from `scripts/setup`: `$SZERO_PYTHON`, else the default venv.
     fn python() -> PathBuf {
-        if let Some(p) = std::env::var_os("SZERO_PYTHON") {
-            return p.into();
-        }
-        let cache = std::env::var_os("SZERO_CACHE")
-            .map(PathBuf::from)
-            .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache/szero")))
-            .expect("neither SZERO_CACHE nor HOME is set");
-        let p = cache.join("venv/bin/python");
-        assert!(
-            p.exists(),
-            "{} missing: run scripts/setup (or set SZERO_PYTHON)",
-            p.display()
-        );
-        p
+        venv_python().unwrap_or_else(|e| panic!("{e}"))
     }
 
     fn f32_tensor(t: &Tensor) -> (Vec<usize>, Vec<u8>) {

@@ -38,23 +38,6 @@ const SZERO_NET_PY: &str = include_str!("../../python/szero_net.py");
 const EXPORT_ONNX_PY: &str = include_str!("../../python/export_onnx.py");
 pub const ONNX_FILE: &str = "model.onnx";
 
-/// The project's Python: `SZERO_PYTHON`, else the venv `scripts/setup` made.
-pub fn python() -> Result<PathBuf> {
-    if let Some(p) = std::env::var_os("SZERO_PYTHON") {
-        return Ok(PathBuf::from(p));
-    }
-    let cache = match std::env::var_os("SZERO_CACHE") {
-        Some(c) => PathBuf::from(c),
-        None => PathBuf::from(std::env::var_os("HOME").context("HOME is not set")?).join(".cache/szero"),
-    };
-    let p = cache.join("venv/bin/python");
-    if p.exists() {
-        Ok(p)
-    } else {
-        bail!("no Python venv at {}: run scripts/setup (or set SZERO_PYTHON to a python with torch and onnx)", p.display())
-    }
-}
-
 /// Writes `<dir>/model.onnx` for the network file `weights` and records it in
 /// `<dir>/model.json`.
 pub fn export_onnx(weights: &Path, dir: &Path) -> Result<OnnxInfo> {
@@ -62,7 +45,7 @@ pub fn export_onnx(weights: &Path, dir: &Path) -> Result<OnnxInfo> {
     std::fs::write(scripts.path().join("szero_net.py"), SZERO_NET_PY)?;
     let script = scripts.path().join("export_onnx.py");
     std::fs::write(&script, EXPORT_ONNX_PY)?;
-    let python = python()?;
+    let python = models::export::venv_python().map_err(anyhow::Error::msg)?;
     let out = Command::new(&python)
         .arg(&script)
         .arg(weights)
