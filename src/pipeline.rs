@@ -36,6 +36,8 @@ pub struct Status {
     pub train_step: AtomicU64,
     pub samples_trained: AtomicU64,
     pub generation: AtomicU64,
+    /// The trainer step of the newest candidate the gate has decided on.
+    pub gated_step: AtomicU64,
     pub last_gate: Mutex<String>,
     pub trainer_note: Mutex<String>,
 }
@@ -57,6 +59,8 @@ pub fn run(cfg: &RunConfig, config_text: &str, run: &RunDir, stop: &AtomicBool) 
     eprintln!("szero run: {}", thread_budget(cfg));
     let status = Status::default();
     status.generation.store(generation(run)? as u64, Ordering::Relaxed);
+    let gated = read_log(&run.root)?.iter().filter_map(|d| d.candidate_step).max().unwrap_or(0);
+    status.gated_step.store(gated, Ordering::Relaxed);
     let started = Instant::now();
     let errors: Mutex<Vec<anyhow::Error>> = Mutex::new(Vec::new());
     let fail = |stage: &str, e: anyhow::Error| {
@@ -251,7 +255,22 @@ fn count_games(dir: &Path) -> u64 {
 fn train_stage(cfg: &RunConfig, run: &RunDir, status: &Status, stop: &AtomicBool) -> Result<()> {
     let mut trainer = Trainer::open_with(&run.root, &cfg.train, &cfg.network.net_config(), Box::new(|w| eprintln!("szero run: trainer: {w}")))?;
     while !stop.load(Ordering::Relaxed) {
-        let report = trainer.train_steps(cfg.run.train_chunk_steps, stop)?;
+        let chunk = match cfg.run.max_steps {
+            0 => cfg.run.train_chunk_steps,
+            max => cfg.run.train_chunk_steps.min(max.saturating_sub(trainer.step())),
+        };
+        if chunk == 0 {
+            // `[run] max_steps` reached: the run stops once the gate has decided on the
+            // candidate of this step (written here when the step is off candidate_every).
+            if !Trainer::candidate_path(&run.root, trainer.step()).exists() {
+                trainer.write_candidate()?;
+            }
+            *status.trainer_note.lock().unwrap_or_else(|p| p.into_inner()) = "max_steps reached".into();
+            status.train_step.store(trainer.step(), Ordering::Relaxed);
+            sleep_unless(stop, Duration::from_secs(1));
+            continue;
+        }
+        let report = trainer.train_steps(chunk, stop)?;
         status.train_step.store(trainer.step(), Ordering::Relaxed);
         status.samples_trained.store(trainer.samples_trained(), Ordering::Relaxed);
         match report.reason {
@@ -308,6 +327,7 @@ fn gate_stage(cfg: &RunConfig, run: &RunDir, status: &Status, stop: &AtomicBool)
             promote(&run.root, &candidate)?;
             status.generation.fetch_add(1, Ordering::Relaxed);
         }
+        status.gated_step.fetch_max(decision.candidate_step.unwrap_or(0), Ordering::Relaxed);
         let generation = status.generation.load(Ordering::Relaxed);
         let elo = decision.elo.as_ref().map(|e| format!("{:+.0}", e.elo)).unwrap_or_else(|| "-".into());
         *status.last_gate.lock().unwrap_or_else(|p| p.into_inner()) = format!(
@@ -380,7 +400,10 @@ fn display(cfg: &RunConfig, status: &Status, stop: &AtomicBool, started: Instant
         }
         let out_of_time = cfg.run.max_minutes > 0.0 && started.elapsed().as_secs_f64() > cfg.run.max_minutes * 60.0;
         let enough = cfg.run.max_generations > 0 && generation >= u64::from(cfg.run.max_generations);
-        if out_of_time || enough {
+        let trained = cfg.run.max_steps > 0
+            && status.train_step.load(Ordering::Relaxed) >= cfg.run.max_steps
+            && (!cfg.run.gate || status.gated_step.load(Ordering::Relaxed) >= cfg.run.max_steps);
+        if out_of_time || enough || trained {
             stop.store(true, Ordering::Relaxed);
         }
     }

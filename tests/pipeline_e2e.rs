@@ -10,9 +10,14 @@ const SZERO: &str = env!("CARGO_BIN_EXE_szero");
 const SMOKE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/configs/smoke.toml");
 
 fn start(run_dir: &Path) -> Child {
+    start_with(run_dir, &[])
+}
+
+fn start_with(run_dir: &Path, extra: &[&str]) -> Child {
     Command::new(SZERO)
         .args(["run", "--config", SMOKE, "--run-dir"])
         .arg(run_dir)
+        .args(extra)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -106,6 +111,23 @@ fn smoke_run_produces_every_artifact() {
     let run = dir.path().join("run");
     wait(start(&run), Duration::from_secs(240));
     check_run(&run);
+}
+
+#[test]
+fn a_budget_in_steps_stops_at_that_step_once_its_candidate_is_gated() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    // 25 is off the smoke config's candidate_every (20): the candidate is written anyway.
+    wait(start_with(&run, &["--max-steps", "25"]), Duration::from_secs(240));
+    assert_eq!(trainer_step(&run), 25, "the trainer stops at the budget");
+    let log = std::fs::read_to_string(run.join("gate/log.jsonl")).unwrap();
+    assert!(log.contains("step-000000025.safetensors"), "candidate 25 was gated: {log}");
+    assert!(!run.join("candidates/step-000000040.safetensors").exists());
+    // Resumed, the run has nothing left to do and stops at once.
+    let t = Instant::now();
+    wait(start_with(&run, &["--max-steps", "25"]), Duration::from_secs(60));
+    assert!(t.elapsed() < Duration::from_secs(20), "took {:?}", t.elapsed());
+    assert_eq!(trainer_step(&run), 25);
 }
 
 #[test]

@@ -20,6 +20,10 @@ pub struct RunArgs {
     /// Stop after this many minutes (overrides `[run] max_minutes`; 0 = never).
     #[arg(long)]
     max_minutes: Option<f64>,
+    /// Stop once the trainer reaches this step and its candidate is gated (overrides
+    /// `[run] max_steps`; 0 = never).
+    #[arg(long)]
+    max_steps: Option<u64>,
     /// Seed of the network's initialisation, the data order and self-play (overrides
     /// `[train] seed`): runs that differ only in it are independent repetitions.
     #[arg(long)]
@@ -36,6 +40,10 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         anyhow::ensure!(m.is_finite() && m >= 0.0, "--max-minutes must be >= 0, got {m}");
         cfg.run.max_minutes = m;
         overrides.push(format!("[run] max_minutes = {m}"));
+    }
+    if let Some(s) = args.max_steps {
+        cfg.run.max_steps = s;
+        overrides.push(format!("[run] max_steps = {s}"));
     }
     if let Some(seed) = args.seed {
         cfg.train.seed = seed;
