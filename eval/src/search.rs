@@ -648,6 +648,21 @@ mod tests {
         );
     }
 
+    /// `go nodes 18446744073709551615 movetime 5` (or `go infinite`) under the Gumbel
+    /// root: sequential halving used to list every planned visit up front, 8 GB for an
+    /// unlimited budget, and the engine died of it (found by tests/uci_abuse.rs).
+    #[test]
+    fn gumbel_root_without_a_node_limit_starts_at_once() {
+        let cfg = SearchConfig { root_mode: selfplay::RootMode::Gumbel, ..SearchConfig::default() };
+        let mut s = Searcher::new(Arc::new(UniformEvaluator), cfg, true, 1);
+        let game = Game::new(Position::startpos());
+        let t = Instant::now();
+        let limits = Limits { nodes: Some(u64::MAX), time: Some(Duration::from_millis(50)), ..Limits::default() };
+        let r = s.search(&game, &limits, &SearchControl::default(), &mut |_| {}).unwrap();
+        assert!(t.elapsed() < Duration::from_secs(2), "took {:?}", t.elapsed());
+        assert!(r.info.nodes > 0 && game.position().is_legal(r.best.unwrap()));
+    }
+
     #[test]
     fn stops_on_time_and_on_flag() {
         let mut s = searcher();

@@ -117,7 +117,8 @@ fn garbage(rng: &mut SmallRng) -> String {
 
 /// A `position` line: valid, or with an illegal move, a broken FEN or a missing part.
 fn position_line(rng: &mut SmallRng, variant: Variant) -> String {
-    let (pos, moves) = random_game(rng, variant, rng.gen_range(0..40));
+    let plies = rng.gen_range(0..40);
+    let (pos, moves) = random_game(rng, variant, plies);
     let cut = rng.gen_range(0..=moves.len());
     let mut line = match rng.gen_range(0..3) {
         0 => format!("position startpos moves {}", moves.join(" ")),

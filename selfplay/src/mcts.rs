@@ -76,8 +76,11 @@ struct GumbelState {
     scores: Vec<f32>,
     /// Children still in contention.
     remaining: Vec<usize>,
-    /// Root children to visit next.
-    queue: Vec<usize>,
+    /// This phase's plan: `planned` visits to the contenders in turn (`remaining` in
+    /// order, round after round), of which `taken` are done. Kept as two counters, not a
+    /// list of visits: a search without a node limit plans billions of them.
+    planned: u64,
+    taken: u64,
     budget: u32,
     phases: u32,
     phase: u32,
@@ -353,7 +356,8 @@ impl Tree {
         let mut st = GumbelState {
             scores,
             remaining: order,
-            queue: Vec::new(),
+            planned: 0,
+            taken: 0,
             budget,
             phases,
             phase: 0,
@@ -361,16 +365,14 @@ impl Tree {
             c_scale: cfg.gumbel_c_scale,
             rescale: cfg.gumbel_rescale_q,
         };
-        Self::fill_gumbel_queue(&mut st);
+        Self::plan_gumbel_phase(&mut st);
         self.gumbel = Some(st);
     }
 
-    fn fill_gumbel_queue(st: &mut GumbelState) {
+    fn plan_gumbel_phase(st: &mut GumbelState) {
         let per = (st.budget / (st.phases * st.remaining.len() as u32)).max(1);
-        st.queue.clear();
-        for _ in 0..per {
-            st.queue.extend(st.remaining.iter().rev());
-        }
+        st.planned = u64::from(per) * st.remaining.len() as u64;
+        st.taken = 0;
     }
 
     /// sigma(completed Q) of every root child (the paper's monotone transform):
@@ -394,14 +396,17 @@ impl Tree {
     fn next_gumbel_child(&mut self) -> Option<usize> {
         let first = self.nodes[0].first_child as usize;
         let st = self.gumbel.as_ref()?;
-        if st.queue.is_empty() {
+        if st.taken >= st.planned {
             if st.remaining.len() > 1 && st.phase + 1 < st.phases {
                 self.halve_gumbel();
             } else {
-                Self::fill_gumbel_queue(self.gumbel.as_mut()?);
+                Self::plan_gumbel_phase(self.gumbel.as_mut()?);
             }
         }
-        self.gumbel.as_mut()?.queue.pop().map(|k| first + k)
+        let st = self.gumbel.as_mut()?;
+        let k = st.remaining[(st.taken % st.remaining.len() as u64) as usize];
+        st.taken += 1;
+        Some(first + k)
     }
 
     /// Sequential halving: keeps the better half of the contenders by
@@ -414,7 +419,7 @@ impl Tree {
         let keep = (ranked.len() / 2).max(1);
         st.remaining = ranked.into_iter().take(keep).map(|(k, _)| k).collect();
         st.phase += 1;
-        Self::fill_gumbel_queue(st);
+        Self::plan_gumbel_phase(st);
     }
 
     /// Completed Q of each root child for the side to move (visited: its Q; unvisited:
