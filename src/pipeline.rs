@@ -53,6 +53,9 @@ pub fn run(cfg: &RunConfig, config_text: &str, run: &RunDir, stop: &AtomicBool) 
     if removed > 0 {
         eprintln!("szero run: removed {removed} temporary file(s) left by an interrupted write");
     }
+    if let Some(warning) = eval::gate::repair_log(&run.root)? {
+        eprintln!("szero run: warning: {warning}");
+    }
     ensure_best(cfg, run)?;
     eval::clock::record_start(&run.root, std::time::SystemTime::now())
         .with_context(|| format!("recording the start in {}", run.root.join(eval::clock::SESSIONS_FILE).display()))?;

@@ -77,6 +77,8 @@ pub enum GateError {
         path: PathBuf,
         error: std::io::Error,
     },
+    #[error("{}:{line}: not a gate decision ({reason}); the log is damaged: restore it or remove that line", path.display())]
+    Log { path: PathBuf, line: usize, reason: String },
     #[error("{}: not a usable network: {error:#}", path.display())]
     Network { path: PathBuf, error: anyhow::Error },
     #[error(transparent)]
@@ -306,7 +308,10 @@ pub fn promote(run_dir: &Path, candidate: &Path) -> Result<(), GateError> {
 }
 
 /// Appends one decision to `gate/log.jsonl` as a single write of a whole line, then syncs.
+/// A torn line left by a crash is cut off first (see [`repair_log`]), so that the new
+/// line does not run on from it.
 pub fn append_log(run_dir: &Path, decision: &GateDecision) -> Result<(), GateError> {
+    repair_log(run_dir)?;
     let path = run_dir.join(GATE_DIR).join(LOG_FILE);
     let io = |error| GateError::Io {
         path: path.clone(),
@@ -324,18 +329,65 @@ pub fn append_log(run_dir: &Path, decision: &GateDecision) -> Result<(), GateErr
         .map_err(io)
 }
 
-/// Reads every decision of a run's gate log (skipping a torn last line, should one exist).
+/// Cuts a torn last line (a write that a crash interrupted: no final newline) off the
+/// gate log. Returns a warning describing what was removed, if anything was. A torn line
+/// was never committed: its decision is taken again.
+pub fn repair_log(run_dir: &Path) -> Result<Option<String>, GateError> {
+    let path = run_dir.join(GATE_DIR).join(LOG_FILE);
+    let io = |error| GateError::Io { path: path.clone(), error };
+    let bytes = match std::fs::read(&path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io(e)),
+    };
+    if bytes.is_empty() || bytes.ends_with(b"\n") {
+        return Ok(None);
+    }
+    let keep = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    if serde_json::from_slice::<GateDecision>(&bytes[keep..]).is_ok() {
+        // A whole decision without its newline (a hand edit): keep it, end the line.
+        let mut f = std::fs::OpenOptions::new().append(true).open(&path).map_err(io)?;
+        f.write_all(b"\n").and_then(|()| f.sync_data()).map_err(io)?;
+        return Ok(None);
+    }
+    let f = std::fs::OpenOptions::new().write(true).open(&path).map_err(io)?;
+    f.set_len(keep as u64).and_then(|()| f.sync_data()).map_err(io)?;
+    let torn = String::from_utf8_lossy(&bytes[keep..]);
+    let shown: String = torn.chars().take(80).collect();
+    Ok(Some(format!(
+        "{}: removed a torn last line ({} bytes, a write cut short by a crash): {shown:?}",
+        path.display(),
+        bytes.len() - keep
+    )))
+}
+
+/// Reads every decision of a run's gate log. A torn last line (no final newline and not
+/// a whole decision: a write cut short) is skipped; any other line that is not a decision
+/// is an error naming it, since skipping it could lose a promotion.
 pub fn read_log(run_dir: &Path) -> Result<Vec<GateDecision>, GateError> {
     let path = run_dir.join(GATE_DIR).join(LOG_FILE);
-    let text = match std::fs::read_to_string(&path) {
+    let text = match std::fs::read(&path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(error) => return Err(GateError::Io { path, error }),
     };
-    Ok(text
-        .lines()
-        .filter_map(|l| serde_json::from_str(l).ok())
-        .collect())
+    let complete = text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let mut decisions = Vec::new();
+    for (i, line) in text[..complete].split(|&b| b == b'\n').enumerate() {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let decision = serde_json::from_slice(line).map_err(|e| GateError::Log {
+            path: path.clone(),
+            line: i + 1,
+            reason: e.to_string(),
+        })?;
+        decisions.push(decision);
+    }
+    if let Ok(d) = serde_json::from_slice(&text[complete..]) {
+        decisions.push(d);
+    }
+    Ok(decisions)
 }
 
 #[cfg(test)]
@@ -357,6 +409,44 @@ mod tests {
         assert!(no_clear_loss(&elo_estimate(&[1, 2, 4, 2, 1])), "an even match passes");
         assert!(no_clear_loss(&elo_estimate(&[2, 3, 3, 1, 1])), "a slight loss is not clear");
         assert!(!no_clear_loss(&elo_estimate(&[6, 3, 1, 0, 0])), "a rout fails");
+    }
+
+    /// A crash mid-append leaves a torn last line: it is skipped, cut off (with a
+    /// warning) before the next append, and never merges with it; a damaged line in the
+    /// middle is an error naming it, never a silently lost promotion.
+    #[test]
+    fn torn_and_damaged_gate_log_lines() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = dir.path();
+        let a = run.join("a.safetensors");
+        save_net(&a, 1, 10);
+        let cfg = GateConfig { device: models::DeviceChoice::Cpu, ..GateConfig::default() };
+        let decision = run_gate(run, &a, &cfg, &AtomicBool::new(false)).unwrap();
+        let log = run.join(GATE_DIR).join(LOG_FILE);
+        let line = std::fs::read_to_string(&log).unwrap();
+        assert!(line.ends_with('\n') && line.matches('\n').count() == 1);
+        let torn = &line[..line.len() / 2];
+
+        std::fs::write(&log, format!("{line}{line}{torn}")).unwrap();
+        assert_eq!(read_log(run).unwrap().len(), 2, "the torn line is skipped");
+        append_log(run, &decision).unwrap();
+        assert_eq!(std::fs::read_to_string(&log).unwrap(), line.repeat(3), "cut off before the append");
+
+        std::fs::write(&log, format!("{line}{torn}")).unwrap();
+        let warning = repair_log(run).unwrap().expect("a warning");
+        assert!(warning.contains("torn last line"), "{warning}");
+        assert_eq!(std::fs::read_to_string(&log).unwrap(), line);
+        assert_eq!(repair_log(run).unwrap(), None);
+
+        // A whole decision whose newline is missing (a hand edit) is a decision.
+        std::fs::write(&log, format!("{line}{}", line.trim_end())).unwrap();
+        assert_eq!(read_log(run).unwrap().len(), 2);
+        assert_eq!(repair_log(run).unwrap(), None);
+        assert_eq!(std::fs::read_to_string(&log).unwrap(), line.repeat(2));
+
+        std::fs::write(&log, format!("{line}{torn}\n{line}")).unwrap();
+        let e = read_log(run).unwrap_err().to_string();
+        assert!(e.contains("log.jsonl:2:") && e.contains("damaged"), "{e}");
     }
 
     #[test]

@@ -9,7 +9,8 @@
 //!   and of the move index the network was trained with. They are defined by the
 //!   caller (this crate knows neither encoding) and must match exactly on load: a net
 //!   trained on another encoding would otherwise play garbage without any error;
-//! - `training_step`: the optimiser step the weights come from.
+//! - `training_step`: the optimiser step the weights come from;
+//! - `data_crc32`: the tensors' checksum (see [`crate::checksum`]), checked on load.
 //!
 //! Every variable (batch-norm running statistics included) is stored as little-endian
 //! f32 under its VarStore name (e.g. `tower.0.a.bn.running_var`), whatever the
@@ -126,6 +127,8 @@ pub enum CheckpointError {
         /// Human-readable list of the differing fields, `field: file X, expected Y`.
         differences: String,
     },
+    #[error("{}: {reason}", path.display())]
+    Damaged { path: PathBuf, reason: String },
     #[error("{}: tensor `{name}` is missing", path.display())]
     MissingTensor { path: PathBuf, name: String },
     #[error("{}: unexpected tensor `{name}` (not part of the architecture)", path.display())]
@@ -211,7 +214,7 @@ fn to_bytes(net: &Net, meta: &Metadata) -> Result<Vec<u8>, SaveError> {
                 .map_err(|e| SaveError::Safetensors(e.to_string()))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    safetensors::serialize(views, Some(meta.to_map()))
+    crate::checksum::serialize(views, meta.to_map())
         .map_err(|e| SaveError::Safetensors(e.to_string()))
 }
 
@@ -254,13 +257,24 @@ pub fn load(
         path: path.into(),
         source,
     })?;
-    let meta = checked_metadata(path, &bytes, expected)?;
+    load_bytes(&bytes, path, expected, device, precision)
+}
+
+/// [`load`] from the bytes of a file (`path` names it in errors).
+pub fn load_bytes(
+    bytes: &[u8],
+    path: &Path,
+    expected: FormatVersions,
+    device: Device,
+    precision: Precision,
+) -> Result<(Net, Metadata), CheckpointError> {
+    let meta = checked_metadata(path, bytes, expected)?;
     let mut net =
         Net::new(meta.architecture.clone(), device).map_err(|source| CheckpointError::Net {
             path: path.into(),
             source,
         })?;
-    copy_weights(path, &bytes, &mut net)?;
+    copy_weights(path, bytes, &mut net)?;
     net.set_precision(precision);
     Ok((net, meta))
 }
@@ -394,6 +408,9 @@ fn parse_header_metadata(path: &Path, header: &[u8]) -> Result<Metadata, Checkpo
 /// Checks every tensor (names, dtypes, shapes) before touching `net`, then copies.
 fn copy_weights(path: &Path, bytes: &[u8], net: &mut Net) -> Result<(), CheckpointError> {
     let st = SafeTensors::deserialize(bytes).map_err(|e| not_safetensors(path, e.to_string()))?;
+    let (_, header) = SafeTensors::read_metadata(bytes).map_err(|e| not_safetensors(path, e.to_string()))?;
+    crate::checksum::verify(&st, header.metadata().as_ref())
+        .map_err(|reason| CheckpointError::Damaged { path: path.into(), reason })?;
     let vars = net.var_store().variables();
     let mut staged = Vec::with_capacity(vars.len());
     // Sorted for a deterministic "first" error.

@@ -13,6 +13,7 @@
 
 pub mod batcher;
 pub mod checkpoint;
+pub mod checksum;
 pub mod config;
 pub mod device;
 pub mod encoding;

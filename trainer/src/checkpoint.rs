@@ -123,8 +123,7 @@ pub(crate) fn save(
         ("format".to_string(), STATE_FORMAT.to_string()),
         ("state".to_string(), json),
     ]);
-    let bytes =
-        safetensors::serialize(views, Some(meta)).map_err(|e| TrainError::state(&state_path, e))?;
+    let bytes = models::checksum::serialize(views, meta).map_err(|e| TrainError::state(&state_path, e))?;
     write_atomic(&state_path, &bytes).map_err(TrainError::io(&state_path))?;
 
     let latest = trainer_dir.join(LATEST);
@@ -152,6 +151,26 @@ fn prune(trainer_dir: &Path, keep: usize, current: u64) -> Result<(), TrainError
         std::fs::remove_dir_all(&dir).map_err(TrainError::io(&dir))?;
     }
     Ok(())
+}
+
+/// The checkpoints to resume from, best first: the one `latest` points at, then the
+/// older ones still on disk, newest first (a damaged checkpoint falls back to the one
+/// before it). Empty when `latest` does not exist. Directories newer than `latest` are
+/// left out: they were being written when the trainer stopped.
+pub(crate) fn resumable(trainer_dir: &Path) -> Result<Vec<PathBuf>, TrainError> {
+    let Some(newest) = latest(trainer_dir)? else {
+        return Ok(Vec::new());
+    };
+    let top = newest.file_name().and_then(|n| step_of(&n.to_string_lossy())).unwrap_or(u64::MAX);
+    let mut older: Vec<u64> = std::fs::read_dir(trainer_dir)
+        .map_err(TrainError::io(trainer_dir))?
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .filter_map(|e| step_of(&e.file_name().to_string_lossy()))
+        .filter(|&s| s < top)
+        .collect();
+    older.sort_unstable_by(|a, b| b.cmp(a));
+    Ok(std::iter::once(newest).chain(older.into_iter().map(|s| trainer_dir.join(dir_name(s)))).collect())
 }
 
 /// The checkpoint `latest` points at, if any.
@@ -194,6 +213,7 @@ pub(crate) fn load(dir: &Path) -> Result<Loaded, TrainError> {
     let bytes = std::fs::read(&path).map_err(TrainError::io(&path))?;
     let st = SafeTensors::deserialize(&bytes).map_err(|e| TrainError::state(&path, e))?;
     let (_, meta) = SafeTensors::read_metadata(&bytes).map_err(|e| TrainError::state(&path, e))?;
+    models::checksum::verify(&st, meta.metadata().as_ref()).map_err(|e| TrainError::state(&path, e))?;
     let meta = meta.metadata().clone().unwrap_or_default();
     match meta.get("format") {
         Some(f) if f == STATE_FORMAT => {}

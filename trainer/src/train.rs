@@ -226,10 +226,32 @@ impl Trainer {
         };
         let mut optim = Optimizer::new(net.var_store(), OptimConfig::from(cfg));
         let shards_dir = run_dir.join("shards");
-        let resumed = match checkpoint::latest(&trainer_dir)? {
-            Some(dir) => {
-                let loaded = checkpoint::load(&dir)?;
-                checkpoint::load_weights(&dir, &mut net)?;
+        // The newest checkpoint that loads whole; a damaged one is reported and skipped.
+        let mut usable = None;
+        let mut first_error = None;
+        for dir in checkpoint::resumable(&trainer_dir)? {
+            let attempt = checkpoint::load(&dir).and_then(|l| checkpoint::load_weights(&dir, &mut net).map(|_| l));
+            match attempt {
+                Ok(loaded) => {
+                    if first_error.is_some() {
+                        warn(&format!("resuming from the older checkpoint {}", dir.display()));
+                    }
+                    usable = Some((dir, loaded));
+                    break;
+                }
+                Err(e) => {
+                    warn(&format!("checkpoint {} cannot be used: {e}", dir.display()));
+                    first_error.get_or_insert(e);
+                }
+            }
+        }
+        if let (None, Some(e)) = (&usable, first_error) {
+            // Every checkpoint is unusable: starting afresh would silently drop the run's
+            // training, so stop and say why.
+            return Err(e);
+        }
+        let resumed = match usable {
+            Some((dir, loaded)) => {
                 let s = loaded.state;
                 if s.optimizer == cfg.optimizer {
                     optim

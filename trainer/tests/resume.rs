@@ -63,3 +63,62 @@ fn adamw_inline_loader_resumes_exactly() {
     };
     check(&cfg);
 }
+
+/// A damaged newest checkpoint (a flipped bit, a truncated file) is reported and the
+/// trainer resumes from the one before; with every checkpoint damaged it stops and says
+/// why instead of silently starting afresh.
+#[test]
+fn a_damaged_checkpoint_falls_back_to_the_previous_one() {
+    use std::sync::{Arc, Mutex};
+    let cfg = TrainConfig {
+        checkpoint_every: 10,
+        keep_checkpoints: 3,
+        ..tiny_config(OptimizerKind::AdamW)
+    };
+    let damage = |file: &std::path::Path, how: &str| {
+        let mut bytes = std::fs::read(file).unwrap();
+        if how == "flip" {
+            let i = bytes.len() - 5;
+            bytes[i] ^= 0x10;
+        } else {
+            bytes.truncate(bytes.len() / 2);
+        }
+        std::fs::write(file, bytes).unwrap();
+    };
+    for (file, how) in [("net", "flip"), ("state", "flip"), ("net", "truncate"), ("state", "truncate")] {
+        let dir = run_dir(3, 42);
+        let stop = AtomicBool::new(false);
+        let mut t = Trainer::open(dir.path(), &cfg, &tiny_net()).unwrap();
+        t.train_steps(30, &stop).unwrap();
+        drop(t);
+        let trainer = dir.path().join("trainer");
+        damage(&trainer.join(format!("step-000000030/{file}.safetensors")), how);
+        let warnings = Arc::new(Mutex::new(Vec::<String>::new()));
+        let sink = warnings.clone();
+        let t = Trainer::open_with(
+            dir.path(),
+            &cfg,
+            &tiny_net(),
+            Box::new(move |w| sink.lock().unwrap().push(w.to_string())),
+        )
+        .unwrap();
+        let w = warnings.lock().unwrap().join("\n");
+        assert_eq!(t.step(), 20, "{how} {file}: {w}");
+        assert!(
+            w.contains("step-000000030") && w.contains("cannot be used") && w.contains("older checkpoint"),
+            "{how} {file}: {w}"
+        );
+        if how == "flip" {
+            assert!(w.contains("damaged"), "{how} {file}: {w}");
+        }
+        drop(t);
+        // Every checkpoint damaged: an error naming the newest, not a fresh start.
+        for step in [10, 20] {
+            damage(&trainer.join(format!("step-{step:09}/net.safetensors")), "truncate");
+        }
+        let e = Trainer::open_with(dir.path(), &cfg, &tiny_net(), Box::new(|_| {}))
+            .err()
+            .expect("no usable checkpoint is an error");
+        assert!(e.to_string().contains("step-000000030"), "{e}");
+    }
+}
