@@ -109,6 +109,22 @@ pub struct PipelineConfig {
     pub max_steps: u64,
 }
 
+impl PipelineConfig {
+    pub fn validate(&self) -> Result<(), String> {
+        let bad = |field: &str, allowed: &str, value: String| Err(format!("run.{field} must be {allowed}, got {value}"));
+        if self.selfplay_log_games == 0 {
+            return bad("selfplay_log_games", "at least 1", "0".into());
+        }
+        if self.train_chunk_steps == 0 {
+            return bad("train_chunk_steps", "at least 1", "0".into());
+        }
+        if !(self.max_minutes.is_finite() && self.max_minutes >= 0.0) {
+            return bad("max_minutes", "a finite number >= 0 (0 = no limit)", self.max_minutes.to_string());
+        }
+        Ok(())
+    }
+}
+
 impl Default for PipelineConfig {
     fn default() -> Self {
         PipelineConfig {
@@ -147,11 +163,8 @@ impl RunConfig {
         cfg.network.net_config().validate()?;
         cfg.train.validate()?;
         cfg.gate.validate().map_err(|e| anyhow::anyhow!("[gate]: {e}"))?;
-        anyhow::ensure!(
-            schess::Variant::from_name(&cfg.selfplay.variant).is_some(),
-            "selfplay.variant {:?} is not a known variant (seirawan or chess)",
-            cfg.selfplay.variant
-        );
+        cfg.selfplay.validate().map_err(anyhow::Error::msg)?;
+        cfg.run.validate().map_err(anyhow::Error::msg)?;
         Ok(cfg)
     }
 }
@@ -164,6 +177,59 @@ mod tests {
     #[ignore = "prints the defaults as TOML"]
     fn print_defaults() {
         println!("{}", toml::to_string(&RunConfig::default()).unwrap());
+    }
+
+    /// Hostile configs: wrong types, unknown fields, negative, out-of-range and absurd
+    /// values are rejected with the field's name (and, for values, what is allowed).
+    #[test]
+    fn bad_configs_are_rejected_naming_the_field() {
+        let cases: &[(&str, &[&str])] = &[
+            ("[network]\nblocks = \"four\"", &["blocks", "expected i64"]),
+            ("[network]\nblocks = -1", &["blocks"]),
+            ("[network]\nblokcs = 4", &["unknown field `blokcs`"]),
+            ("[network]\nchannels = 0", &["channels", "positive"]),
+            ("[network]\nmaterial_horizon = 8\nmaterial_mix = 1.5", &["mix", "[0, 1]"]),
+            ("[netwerk]\nblocks = 4", &["unknown field `netwerk`"]),
+            ("[train]\nlearning_rate = -0.1", &["learning_rate", ">= 0"]),
+            ("[train]\nlearning_rate = nan", &["learning_rate", "finite"]),
+            ("[train]\nbatch_size = 0", &["batch_size", "at least 1"]),
+            ("[train]\nq_ratio = 2.0", &["q_ratio", "between 0 and 1"]),
+            ("[train]\ntrain_ratio = -1.0", &["train_ratio"]),
+            ("[train]\nbatch_size = 100000000", &["batch_size", "at most"]),
+            ("[selfplay]\nthreads = 100000", &["threads", "at most"]),
+            ("[selfplay]\nsimulations = 0", &["simulations", "at least 1"]),
+            ("[selfplay]\nfast_simulations = 0", &["fast_simulations", "at least 1"]),
+            ("[selfplay]\nresign_threshold = -0.5", &["resign_threshold", ">= 0"]),
+            ("[selfplay]\ntemperature = -1.0", &["temperature", ">= 0"]),
+            ("[selfplay]\nfull_search_fraction = 2.0", &["full_search_fraction", "[0, 1]"]),
+            ("[selfplay]\ngames_per_shard = 0", &["games_per_shard", "at least 1"]),
+            ("[selfplay]\ngames_per_thread = 0", &["games_per_thread", "at least 1"]),
+            ("[selfplay]\nmax_plies = 0", &["max_plies", "at least 1"]),
+            ("[selfplay]\nvariant = \"crazyhouse\"", &["variant", "seirawan or chess"]),
+            ("[selfplay]\nmax_length_result = \"coin\"", &["max_length_result", "unknown variant"]),
+            ("[selfplay.search]\ngumbel_actions = 0", &["gumbel_actions", "at least 1"]),
+            ("[selfplay.search]\nc_puct = -1.0", &["c_puct", ">= 0"]),
+            ("[selfplay.search]\nnoise_epsilon = 2.0", &["noise_epsilon", "[0, 1]"]),
+            ("[gate]\nmode = \"sometimes\"", &["mode", "unknown variant"]),
+            ("[gate]\nmode = \"fixed\"\ngames = 0", &["games", "at least 1"]),
+            ("[gate]\nscore_threshold = 7.0", &["score_threshold", "[0, 1]"]),
+            ("[run]\nmax_minutes = -5.0", &["max_minutes", ">= 0"]),
+            ("[run]\ntrain_chunk_steps = 0", &["train_chunk_steps", "at least 1"]),
+            ("[run]\nselfplay_log_games = 0", &["selfplay_log_games", "at least 1"]),
+        ];
+        let mut wrong = Vec::new();
+        for (text, needles) in cases {
+            match RunConfig::parse(text) {
+                Ok(_) => wrong.push(format!("{text:?}: accepted")),
+                Err(e) => {
+                    let msg = format!("{e:#}");
+                    if !needles.iter().all(|n| msg.contains(n)) {
+                        wrong.push(format!("{text:?}: {msg}"));
+                    }
+                }
+            }
+        }
+        assert!(wrong.is_empty(), "{}", wrong.join("\n"));
     }
 
     #[test]

@@ -123,6 +123,15 @@ impl GateConfig {
                 .validate()
                 .map_err(|e| format!("gate.sprt: {e}"))?;
         }
+        if !(0.0..=1.0).contains(&self.score_threshold) {
+            return Err(format!("gate.score_threshold must be in [0, 1], got {}", self.score_threshold));
+        }
+        if self.nodes > 10_000_000 || self.games > 1_000_000 {
+            return Err(format!(
+                "gate.nodes must be at most 10000000 and gate.games at most 1000000, got {} and {}",
+                self.nodes, self.games
+            ));
+        }
         if !(0.0..1.0).contains(&self.adjudication.resign_score) {
             return Err("gate.adjudication.resign_score must be in [0, 1) (0 disables)".into());
         }

@@ -162,7 +162,73 @@ pub struct SelfplayConfig {
     pub variant: String,
 }
 
+/// `Err("TABLE.FIELD must be ALLOWED, got VALUE")` unless `ok`: the message every
+/// rejected value of these tables gets.
+fn require(ok: bool, field: &str, allowed: &str, value: impl std::fmt::Display) -> Result<(), String> {
+    if ok {
+        Ok(())
+    } else {
+        Err(format!("{field} must be {allowed}, got {value}"))
+    }
+}
+
+fn unit(field: &str, v: f32) -> Result<(), String> {
+    require((0.0..=1.0).contains(&v), field, "in [0, 1]", v)
+}
+
+fn non_negative(field: &str, v: f32) -> Result<(), String> {
+    require(v.is_finite() && v >= 0.0, field, "a finite number >= 0", v)
+}
+
+fn count(field: &str, v: u64, max: u64) -> Result<(), String> {
+    require((1..=max).contains(&v), field, &format!("at least 1 and at most {max}"), v)
+}
+
+impl SearchConfig {
+    /// Checks every setting (`table` prefixes the field names in messages).
+    pub fn validate(&self, table: &str) -> Result<(), String> {
+        let f = |name: &str| format!("{table}.{name}");
+        non_negative(&f("c_puct"), self.c_puct)?;
+        non_negative(&f("fpu_reduction"), self.fpu_reduction)?;
+        non_negative(&f("fpu_reduction_root"), self.fpu_reduction_root)?;
+        unit(&f("noise_epsilon"), self.noise_epsilon)?;
+        require(self.noise_alpha.is_finite() && self.noise_alpha > 0.0, &f("noise_alpha"), "a finite number > 0", self.noise_alpha)?;
+        require(
+            self.noise_alpha_moves.is_finite() && self.noise_alpha_moves > 0.0,
+            &f("noise_alpha_moves"),
+            "a finite number > 0",
+            self.noise_alpha_moves,
+        )?;
+        count(&f("gumbel_actions"), self.gumbel_actions as u64, 4096)?;
+        non_negative(&f("gumbel_c_visit"), self.gumbel_c_visit)?;
+        non_negative(&f("gumbel_c_scale"), self.gumbel_c_scale)?;
+        non_negative(&f("forced_playouts_k"), self.forced_playouts_k)
+    }
+}
+
 impl SelfplayConfig {
+    /// Checks every setting, so that self-play cannot fail later on a bad value.
+    pub fn validate(&self) -> Result<(), String> {
+        self.search.validate("selfplay.search")?;
+        count("selfplay.simulations", u64::from(self.simulations), 1_000_000)?;
+        count("selfplay.fast_simulations", u64::from(self.fast_simulations), 1_000_000)?;
+        unit("selfplay.full_search_fraction", self.full_search_fraction)?;
+        non_negative("selfplay.temperature", self.temperature)?;
+        non_negative("selfplay.resign_threshold", self.resign_threshold)?;
+        unit("selfplay.resign_disabled_fraction", self.resign_disabled_fraction)?;
+        count("selfplay.max_plies", u64::from(self.max_plies), 100_000)?;
+        count("selfplay.games_per_thread", self.games_per_thread as u64, 65_536)?;
+        count("selfplay.games_per_shard", self.games_per_shard as u64, 1_000_000)?;
+        require(self.threads <= 4096, "selfplay.threads", "at most 4096 (0 = one per core)", self.threads)?;
+        require(self.torch_threads <= 4096, "selfplay.torch_threads", "at most 4096 (0 = libtorch's default)", self.torch_threads)?;
+        require(
+            schess::Variant::from_name(&self.variant).is_some(),
+            "selfplay.variant",
+            "seirawan or chess",
+            format!("{:?}", self.variant),
+        )
+    }
+
     /// Worker threads actually started (`threads`, or one per core for 0).
     pub fn worker_threads(&self) -> usize {
         match self.threads {

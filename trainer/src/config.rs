@@ -235,6 +235,9 @@ impl TrainConfig {
                 return err(field, "must be at least 1");
             }
         }
+        if self.batch_size > 1 << 20 {
+            return err("batch_size", "must be at most 1048576");
+        }
         if self.window_max < self.window_min {
             return err("window_max", "must be at least window_min");
         }
