@@ -269,6 +269,15 @@ pub fn load_bytes(
     precision: Precision,
 ) -> Result<(Net, Metadata), CheckpointError> {
     let meta = checked_metadata(path, bytes, expected)?;
+    let needed = meta.architecture.min_weight_bytes();
+    if needed > bytes.len() as u128 {
+        return Err(CheckpointError::BadMetadata {
+            path: path.into(),
+            key: KEY_ARCH,
+            value: serde_json::to_string(&meta.architecture).unwrap_or_default(),
+            reason: format!("needs at least {needed} bytes of weights, the file has {}", bytes.len()),
+        });
+    }
     let mut net =
         Net::new(meta.architecture.clone(), device).map_err(|source| CheckpointError::Net {
             path: path.into(),
@@ -691,6 +700,20 @@ mod tests {
             ),
             "{e}"
         );
+
+        // A header that claims a network of terabytes over a few bytes of data: refused
+        // before anything is allocated.
+        let mut huge = meta.clone();
+        huge.architecture.blocks = 1_000;
+        huge.architecture.channels = 1 << 20;
+        let bytes = safetensors::serialize(
+            [("w", TensorView::new(Dtype::F32, vec![1], &[0u8; 4]).unwrap())],
+            Some(huge.to_map()),
+        )
+        .unwrap();
+        std::fs::write(&path, bytes).unwrap();
+        let e = load(&path, V, Device::Cpu, Precision::F32).unwrap_err();
+        assert!(e.to_string().contains("needs at least"), "{e}");
     }
 
     #[test]

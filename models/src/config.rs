@@ -124,6 +124,19 @@ impl NetConfig {
         }
     }
 
+    /// A lower bound on the bytes of this network's f32 weights (input and tower
+    /// convolutions, the policy's linear layer). A file too short to hold them is
+    /// refused before anything is allocated: a hostile header must not make a loader
+    /// build a network of many gigabytes.
+    pub fn min_weight_bytes(&self) -> u128 {
+        let n = |v: i64| v.max(0) as u128;
+        let c = n(self.channels);
+        let tower = n(self.blocks).saturating_mul(2 * 9).saturating_mul(c.saturating_mul(c));
+        let input = n(self.input_planes).saturating_mul(9).saturating_mul(c);
+        let policy = n(self.policy_channels).saturating_mul(SQUARES as u128).saturating_mul(n(self.policy_size));
+        tower.saturating_add(input).saturating_add(policy).saturating_mul(4)
+    }
+
     /// Checks that every size is usable, so that building the network cannot fail.
     pub fn validate(&self) -> Result<(), ConfigError> {
         let mut sizes = vec![

@@ -1,0 +1,2 @@
+//! Links libtorch for the fuzz targets (RUNPATH, CUDA registration).
+include!("../build-support/torch_link.rs");
