@@ -6,44 +6,13 @@
 //! --mount`), so the test needs neither root nor cleanup: the mount vanishes with the
 //! namespace. Where the kernel refuses such namespaces the test says so and does nothing.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::check_whole;
 use std::process::Command;
 
 const SZERO: &str = env!("CARGO_BIN_EXE_szero");
 const SMOKE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/configs/smoke.toml");
-
-fn all_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap().flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
-/// Every file under a final name is whole: shards decode, networks load, the gate log
-/// and the trainer's checkpoint read back; no temporary file is left behind.
-fn check_whole(run: &Path) {
-    for f in all_files(run) {
-        let name = f.file_name().unwrap().to_string_lossy().into_owned();
-        assert!(!name.contains(".tmp."), "temporary file left: {}", f.display());
-        if name.ends_with(".shard") {
-            selfplay::shard::read(&f).unwrap_or_else(|e| panic!("torn shard: {e}"));
-        } else if name.ends_with(".safetensors") && name != "state.safetensors" {
-            models::checkpoint::load(&f, models::FORMAT_VERSIONS, models::tch::Device::Cpu, models::Precision::F32)
-                .unwrap_or_else(|e| panic!("torn network: {e}"));
-        }
-    }
-    eval::gate::read_log(run).expect("the gate log reads");
-}
 
 #[test]
 fn a_full_disk_stops_the_run_cleanly_and_it_resumes_once_there_is_room() {
@@ -93,13 +62,13 @@ cp -a '{mnt}/run' '{d}/after-resume'
     assert!(err.contains(&format!("{}/run/", mnt.display())), "the error names no path:\n{err}");
     assert!(!err.contains("panicked"), "{err}");
     eprintln!("full disk reported as: {last}");
-    check_whole(&d.join("after-full"));
+    check_whole(&d.join("after-full"), false);
 
     // With room again the same command resumes and finishes the smoke run.
     let err = read("resume.err");
     assert_eq!(read("resume.rc").trim(), "0", "the resumed run failed:\n{err}");
     let run = d.join("after-resume");
-    check_whole(&run);
+    check_whole(&run, false);
     let promoted = eval::gate::read_log(&run).unwrap().iter().filter(|x| x.promoted).count();
     assert!(promoted >= 2, "{promoted} promotions after the resume");
 }

@@ -1,8 +1,11 @@
 //! End-to-end: `szero run` on `configs/smoke.toml`, straight through and with `kill -9`
 //! at random moments, checking every artifact of the run directory.
 
+mod common;
+
+use common::{files, trainer_step};
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -38,21 +41,6 @@ fn wait(mut child: Child, limit: Duration) {
         assert!(t.elapsed() < limit, "szero run did not finish within {limit:?}");
         std::thread::sleep(Duration::from_millis(200));
     }
-}
-
-fn files(dir: &Path, ext: &str) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map(|d| d.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|e| e == ext)).collect())
-        .unwrap_or_default();
-    v.sort();
-    v
-}
-
-fn trainer_step(run: &Path) -> u64 {
-    std::fs::read_to_string(run.join("trainer/latest"))
-        .ok()
-        .and_then(|s| s.trim().trim_start_matches("step-").parse().ok())
-        .unwrap_or(0)
 }
 
 /// Every artifact of a finished smoke run.
