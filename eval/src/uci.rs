@@ -39,6 +39,35 @@ impl Output {
     fn error(&self, s: &str) {
         self.line(&format!("info string error: {s}"));
     }
+
+    /// An output kept in memory, and the handle that reads it back: for driving the engine
+    /// in-process (tests, fuzzing, embedding).
+    pub fn captured() -> (Output, Captured) {
+        let c = Captured::default();
+        (Output::new(c.clone()), c)
+    }
+}
+
+/// The replies written to an [`Output::captured`].
+#[derive(Clone, Default)]
+pub struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl Captured {
+    /// The replies so far, as lines, removing them.
+    pub fn take_lines(&self) -> Vec<String> {
+        let bytes = std::mem::take(&mut *self.0.lock().unwrap_or_else(|e| e.into_inner()));
+        String::from_utf8_lossy(&bytes).lines().map(str::to_string).collect()
+    }
+}
+
+impl Write for Captured {
+    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).extend_from_slice(b);
+        Ok(b.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Engine settings that `setoption` changes.
@@ -571,38 +600,13 @@ pub fn run(input: impl BufRead, engine: &mut UciEngine) -> std::io::Result<()> {
 mod tests {
     use super::*;
 
-    /// A `Write` whose bytes the test can read back.
-    #[derive(Clone, Default)]
-    struct Buf(Arc<Mutex<Vec<u8>>>);
-
-    impl Write for Buf {
-        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-            self.0.lock().unwrap().extend_from_slice(b);
-            Ok(b.len())
-        }
-        fn flush(&mut self) -> std::io::Result<()> {
-            Ok(())
-        }
-    }
-
-    impl Buf {
-        fn take_lines(&self) -> Vec<String> {
-            let bytes = std::mem::take(&mut *self.0.lock().unwrap());
-            String::from_utf8(bytes)
-                .unwrap()
-                .lines()
-                .map(str::to_string)
-                .collect()
-        }
-    }
-
-    fn engine() -> (UciEngine, Buf) {
-        let buf = Buf::default();
-        (UciEngine::new(Output::new(buf.clone())), buf)
+    fn engine() -> (UciEngine, Captured) {
+        let (out, buf) = Output::captured();
+        (UciEngine::new(out), buf)
     }
 
     /// Sends `lines` (waiting for each search to end) and returns the replies.
-    fn session(e: &mut UciEngine, buf: &Buf, lines: &[&str]) -> Vec<String> {
+    fn session(e: &mut UciEngine, buf: &Captured, lines: &[&str]) -> Vec<String> {
         for l in lines {
             e.handle(l);
             e.wait();
@@ -831,8 +835,8 @@ mod tests {
 
     #[test]
     fn run_loop_reads_until_quit_or_end_of_input() {
-        let buf = Buf::default();
-        let mut e = UciEngine::new(Output::new(buf.clone()));
+        let (out, buf) = Output::captured();
+        let mut e = UciEngine::new(out);
         let input = b"isready\n\xff\xfe garbage\ngo nodes 20\ngo nodes 10\ngo nodes 5\n";
         run(std::io::Cursor::new(input.as_slice()), &mut e).unwrap();
         let out = buf.take_lines();
@@ -858,8 +862,8 @@ mod tests {
             out[6].contains(" nodes 5 ") && out[7].starts_with("bestmove"),
             "{out:?}"
         );
-        let buf = Buf::default();
-        let mut e = UciEngine::new(Output::new(buf.clone()));
+        let (out, buf) = Output::captured();
+        let mut e = UciEngine::new(out);
         run(std::io::Cursor::new(b"quit\nisready\n".as_slice()), &mut e).unwrap();
         assert!(buf.take_lines().is_empty());
     }

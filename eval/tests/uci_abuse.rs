@@ -11,21 +11,6 @@ use eval::uci::{Output, UciEngine};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use schess::{Game, Position, Variant};
-use std::io::Write;
-use std::sync::{Arc, Mutex};
-
-#[derive(Clone, Default)]
-struct Buf(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Buf {
-    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(b);
-        Ok(b.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
 
 /// Commands the engine knows: garbage lines never start with one, so that the model
 /// only has to follow the lines it built on purpose.
@@ -155,8 +140,8 @@ fn go_line(rng: &mut SmallRng) -> String {
 #[test]
 fn ten_thousand_hostile_lines_never_kill_the_engine() {
     let mut rng = SmallRng::seed_from_u64(0xab05e);
-    let buf = Buf::default();
-    let mut engine = UciEngine::new(Output::new(buf.clone()));
+    let (out, buf) = Output::captured();
+    let mut engine = UciEngine::new(out);
     let mut model = Model { variant: Variant::Seirawan, game: Game::new(Position::new(Variant::Seirawan)) };
     // The positions of the `go` commands sent, in order: the searches run one at a time,
     // so the n-th `bestmove` answers the n-th `go`.
@@ -203,8 +188,7 @@ fn ten_thousand_hostile_lines_never_kill_the_engine() {
     isready += 1;
     engine.wait();
 
-    let text = String::from_utf8(buf.0.lock().unwrap().clone()).expect("the engine writes UTF-8");
-    let lines: Vec<&str> = text.lines().collect();
+    let lines = buf.take_lines();
     assert_eq!(lines.iter().filter(|l| **l == "readyok").count(), isready, "every isready is answered");
     assert!(lines.iter().all(|l| l.len() < 1_000), "no reply echoes a long input");
     let best: Vec<&str> = lines.iter().filter_map(|l| l.strip_prefix("bestmove ")).collect();

@@ -5,25 +5,10 @@
 
 use eval::uci::{Output, UciEngine};
 use libfuzzer_sys::fuzz_target;
-use std::io::Write;
-use std::sync::{Arc, Mutex};
-
-#[derive(Clone, Default)]
-struct Buf(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Buf {
-    fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(b);
-        Ok(b.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
 
 fuzz_target!(|data: &[u8]| {
-    let buf = Buf::default();
-    let mut engine = UciEngine::new(Output::new(buf.clone()));
+    let (out, buf) = Output::captured();
+    let mut engine = UciEngine::new(out);
     let mut sent = 0;
     for line in data.split(|&b| b == b'\n').take(64) {
         let line = String::from_utf8_lossy(line);
@@ -41,6 +26,6 @@ fuzz_target!(|data: &[u8]| {
     }
     engine.handle("stop");
     engine.wait();
-    let out = String::from_utf8(buf.0.lock().unwrap().clone()).expect("the engine writes UTF-8");
-    assert_eq!(out.lines().filter(|l| *l == "readyok").count(), sent, "{out}");
+    let out = buf.take_lines();
+    assert_eq!(out.iter().filter(|l| *l == "readyok").count(), sent, "{out:?}");
 });
