@@ -161,7 +161,7 @@ fn latest_promotion(run: &RunDir) -> Result<(u32, PathBuf)> {
 
 /// Generation of the current best network: promotions in the gate log.
 pub fn generation(run: &RunDir) -> Result<u32> {
-    Ok(read_log(&run.root)?.iter().filter(|d| d.promoted).count() as u32)
+    Ok(latest_promotion(run)?.0)
 }
 
 fn sleep_unless(stop: &AtomicBool, d: Duration) {

@@ -160,13 +160,29 @@ pub fn decode(bytes: &[u8], path: &Path) -> Result<Vec<GameRecord>, ShardError> 
     if crc32fast::hash(payload) != u32_at(24) {
         return Err(ShardError::Checksum { path: path_buf() });
     }
-    let raw = zstd::decode_all(payload).map_err(|e| ShardError::Decode { path: path_buf(), message: e.to_string() })?;
+    let raw = decompress(payload, MAX_RAW_BYTES).map_err(|message| ShardError::Decode { path: path_buf(), message })?;
     let games: Vec<GameRecord> =
         bincode::deserialize(&raw).map_err(|e| ShardError::Decode { path: path_buf(), message: e.to_string() })?;
     if games.len() != u32_at(28) as usize {
         return Err(ShardError::Decode { path: path_buf(), message: "game count differs from header".into() });
     }
     Ok(games)
+}
+
+/// A payload never decompresses to more than this (a real shard of 64 games is a few MB):
+/// a damaged or hostile file whose CRC happens to match must not exhaust memory.
+const MAX_RAW_BYTES: u64 = 1 << 30;
+
+fn decompress(payload: &[u8], limit: u64) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let mut raw = Vec::new();
+    zstd::stream::read::Decoder::new(payload)
+        .and_then(|d| d.take(limit + 1).read_to_end(&mut raw))
+        .map_err(|e| e.to_string())?;
+    if raw.len() as u64 > limit {
+        return Err(format!("the payload decompresses to more than {limit} bytes"));
+    }
+    Ok(raw)
 }
 
 /// Writes a shard atomically.
@@ -232,6 +248,15 @@ pub fn list(dir: &Path) -> Result<Vec<PathBuf>, ShardError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_decompression_bomb_is_refused() {
+        let bomb = zstd::encode_all(&vec![0u8; 1 << 20][..], 3).unwrap();
+        assert!(bomb.len() < 1 << 12, "{} bytes", bomb.len());
+        let e = decompress(&bomb, 1 << 16).unwrap_err();
+        assert!(e.contains("more than 65536 bytes"), "{e}");
+        assert_eq!(decompress(&bomb, 1 << 20).unwrap().len(), 1 << 20);
+    }
 
     fn game() -> GameRecord {
         GameRecord {
