@@ -18,11 +18,12 @@ fuzz_target!(|data: &[u8]| {
         if line.contains("WeightsFile") || line.contains("EvalFile") || first == "quit" {
             continue;
         }
+        let extra_ready = usize::from(first == "isready");
         let line = if first == "go" { format!("{line} nodes 8 movetime 5") } else { line.into_owned() };
         engine.handle(&line);
         engine.handle("stop");
         engine.handle("isready");
-        sent += 1;
+        sent += 1 + extra_ready;
     }
     engine.handle("stop");
     engine.wait();
