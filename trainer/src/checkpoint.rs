@@ -133,8 +133,8 @@ pub(crate) fn save(
     Ok(dir)
 }
 
-/// Deletes checkpoint directories beyond the newest `keep` (never `current`).
-fn prune(trainer_dir: &Path, keep: usize, current: u64) -> Result<(), TrainError> {
+/// Steps of the checkpoint directories on disk, newest first.
+fn steps_on_disk(trainer_dir: &Path) -> Result<Vec<u64>, TrainError> {
     let mut steps: Vec<u64> = std::fs::read_dir(trainer_dir)
         .map_err(TrainError::io(trainer_dir))?
         .filter_map(|e| e.ok())
@@ -142,7 +142,12 @@ fn prune(trainer_dir: &Path, keep: usize, current: u64) -> Result<(), TrainError
         .filter_map(|e| step_of(&e.file_name().to_string_lossy()))
         .collect();
     steps.sort_unstable_by(|a, b| b.cmp(a));
-    for step in steps
+    Ok(steps)
+}
+
+/// Deletes checkpoint directories beyond the newest `keep` (never `current`).
+fn prune(trainer_dir: &Path, keep: usize, current: u64) -> Result<(), TrainError> {
+    for step in steps_on_disk(trainer_dir)?
         .into_iter()
         .skip(keep.max(1))
         .filter(|&s| s != current)
@@ -162,15 +167,8 @@ pub(crate) fn resumable(trainer_dir: &Path) -> Result<Vec<PathBuf>, TrainError> 
         return Ok(Vec::new());
     };
     let top = newest.file_name().and_then(|n| step_of(&n.to_string_lossy())).unwrap_or(u64::MAX);
-    let mut older: Vec<u64> = std::fs::read_dir(trainer_dir)
-        .map_err(TrainError::io(trainer_dir))?
-        .filter_map(|e| e.ok())
-        .filter(|e| e.path().is_dir())
-        .filter_map(|e| step_of(&e.file_name().to_string_lossy()))
-        .filter(|&s| s < top)
-        .collect();
-    older.sort_unstable_by(|a, b| b.cmp(a));
-    Ok(std::iter::once(newest).chain(older.into_iter().map(|s| trainer_dir.join(dir_name(s)))).collect())
+    let older = steps_on_disk(trainer_dir)?.into_iter().filter(|&s| s < top);
+    Ok(std::iter::once(newest).chain(older.map(|s| trainer_dir.join(dir_name(s)))).collect())
 }
 
 /// The checkpoint `latest` points at, if any.
