@@ -260,6 +260,6 @@ mod tests {
         assert!(format!("{err:#}").contains("channels"), "{err:#}");
         let cfg = RunConfig::parse("[selfplay]\nsimulations = 5\n[selfplay.search]\nroot_mode = \"gumbel\"\n").unwrap();
         assert_eq!(cfg.selfplay.simulations, 5);
-        assert_eq!(cfg.selfplay.search.root_mode, selfplay::RootMode::Gumbel);
+        assert_eq!(cfg.selfplay.search.root_mode, search::RootMode::Gumbel);
     }
 }

@@ -7,6 +7,7 @@ mod cmd;
 mod config;
 mod pipeline;
 mod rundir;
+mod startup;
 
 #[derive(Parser)]
 #[command(name = "szero", version, about = "Learn Seirawan chess (S-Chess) from scratch by self-play")]

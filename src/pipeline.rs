@@ -119,11 +119,7 @@ pub fn thread_budget(cfg: &RunConfig) -> String {
         parts.push(format!("trainer {} torch threads + {} loaders", torch(cfg.train.torch_threads), cfg.train.loader_threads));
     }
     if cfg.run.gate && cfg.gate.mode != eval::GateMode::Always {
-        let workers = match cfg.gate.concurrency {
-            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-            n => n,
-        };
-        parts.push(format!("gate {workers} workers x {} torch threads", torch(cfg.gate.torch_threads)));
+        parts.push(format!("gate {} workers x {} torch threads", cfg.gate.workers(), torch(cfg.gate.torch_threads)));
     }
     format!("threads: {}", parts.join(", "))
 }
@@ -179,9 +175,9 @@ fn selfplay_stage(cfg: &RunConfig, run: &RunDir, status: &Status, stop: &AtomicB
     // Steps continue across restarts: count the games already in the run's shards.
     let games_before = count_games(&run.shards());
     let seed = cfg.train.seed ^ 0x5E1F_u64.wrapping_mul(games_before + 1);
-    let load = |generation: u32, path: &Path| -> Result<Arc<dyn models::evaluator::Evaluator>> {
-        let (net, history) = crate::cmd::selfplay::load_or_fresh(cfg, Some(path), 0)?;
-        let evaluator = crate::cmd::selfplay::make_evaluator(cfg, net, history)
+    let load = |generation: u32, path: &Path| -> Result<Arc<dyn search::evaluator::Evaluator>> {
+        let (net, history) = crate::startup::load_or_fresh(cfg, Some(path), 0)?;
+        let evaluator = crate::startup::make_evaluator(cfg, net, history)
             .with_context(|| format!("self-play network of generation {generation}"))?;
         Ok(Arc::from(evaluator))
     };

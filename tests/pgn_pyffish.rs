@@ -1,7 +1,7 @@
 //! Self-play games written as PGN read back by pyffish (the reference implementation),
 //! installed by `scripts/setup`; `SZERO_PYTHON` points at its interpreter.
 
-use models::evaluator::UniformEvaluator;
+use search::evaluator::UniformEvaluator;
 use selfplay::runner::{play, RunOptions};
 use selfplay::SelfplayConfig;
 use std::process::Command;

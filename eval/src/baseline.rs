@@ -85,11 +85,7 @@ impl GreedyPlayer {
 
 /// Whether the side to move in `pos` has a move that checkmates.
 fn allows_mate_in_one(pos: &Position) -> bool {
-    pos.legal_moves().iter().any(|&r| {
-        let mut after = pos.clone();
-        after.play_unchecked(r);
-        after.is_check() && !after.has_legal_moves()
-    })
+    pos.legal_moves().iter().any(|&r| pos.gives_checkmate(r))
 }
 
 impl Player for GreedyPlayer {

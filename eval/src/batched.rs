@@ -8,7 +8,7 @@
 //! does a network against a baseline (`greedy`, `random`, an engine): that side is asked
 //! for its move directly ([`Side::Direct`]) while the searches of the other games go on.
 //!
-//! Results are those of [`crate::search::MctsPlayer`] with the same settings: the same
+//! Results are those of [`crate::mcts_player::MctsPlayer`] with the same settings: the same
 //! search per move (playout count, mate-in-one shortcut, tree reuse); only the order in
 //! which positions are evaluated differs.
 
@@ -18,11 +18,11 @@ use crate::match_runner::{
 };
 use crate::openings::{Opening, OpeningBook};
 use crate::player::{Player, PlayerError, PlayerFactory, PlayerSpec};
-use crate::search::Searcher;
-use models::evaluator::Evaluator;
+use search::Searcher;
+use search::evaluator::Evaluator;
 use schess::{Color, Game, Position};
-use selfplay::mcts::Leaf;
-use selfplay::SearchConfig;
+use search::Leaf;
+use search::SearchConfig;
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -320,7 +320,7 @@ fn internal(player: &str, msg: String) -> MatchError {
 mod tests {
     use super::*;
     use crate::match_runner::{verify_record, Adjudication};
-    use models::evaluator::UniformEvaluator;
+    use search::evaluator::UniformEvaluator;
     use schess::Variant;
 
     fn uniform(name: &str, nodes: u64) -> BatchedPlayer {
@@ -412,7 +412,7 @@ mod tests {
     fn same_moves_as_the_one_at_a_time_player() {
         // Deterministic search: batching must not change a single move.
         use crate::player::Player;
-        use crate::search::MctsPlayer;
+        use crate::mcts_player::MctsPlayer;
         let book = OpeningBook::Random {
             variant: Variant::Seirawan,
             plies: 2,

@@ -3,7 +3,7 @@
 use crate::match_runner::Adjudication;
 use crate::stats::SprtConfig;
 use models::{DeviceChoice, Precision};
-use selfplay::SearchConfig;
+use search::SearchConfig;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
@@ -108,6 +108,11 @@ impl Default for GateConfig {
 }
 
 impl GateConfig {
+    /// Gate games played at once (`concurrency`, or one per core for 0).
+    pub fn workers(&self) -> usize {
+        search::config::threads_or_cores(self.concurrency)
+    }
+
     /// Checks values serde cannot.
     pub fn validate(&self) -> Result<(), String> {
         if self.mode != GateMode::Always {

@@ -8,7 +8,7 @@
 //! the next game.
 
 use crate::player::{EngineLimit, EngineSpec, Player, PlayerError};
-use crate::search::cp_to_q;
+use crate::uci::info::cp_to_q;
 use schess::{Game, Move, Variant};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};

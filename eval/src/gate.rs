@@ -14,7 +14,7 @@ use crate::batched::{run_batched_match, BatchedPlayer, Side};
 use crate::config::{GateConfig, GateMode};
 use crate::match_runner::{MatchConfig, MatchEnd, MatchError, Progress};
 use crate::openings::{load_epd, OpeningBook, OpeningError};
-use crate::search::network_evaluator;
+use models::load_evaluator;
 use crate::stats::{EloEstimate, Pentanomial, SprtDecision, SprtStatus, Wdl};
 use schess::Variant;
 use serde::{Deserialize, Serialize};
@@ -184,7 +184,7 @@ pub fn test_candidate(
     }
 
     let player = |path: &Path, name: String| -> Result<BatchedPlayer, GateError> {
-        let evaluator = network_evaluator(path, cfg.device, cfg.precision, cfg.cache_entries, None)
+        let evaluator = load_evaluator(path, cfg.device, cfg.precision, cfg.cache_entries, None)
             .map_err(|error| GateError::Network {
                 path: path.to_path_buf(),
                 error,
@@ -208,10 +208,7 @@ pub fn test_candidate(
             seed,
         },
     };
-    let concurrency = match cfg.concurrency {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        n => n,
-    };
+    let concurrency = cfg.workers();
     let match_cfg = MatchConfig {
         games: cfg.games,
         concurrency,

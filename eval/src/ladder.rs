@@ -18,7 +18,7 @@ use crate::openings::OpeningBook;
 use crate::player::{MctsSpec, PlayerFactory, PlayerSpec};
 use crate::stats::{EloEstimate, Pentanomial, Wdl};
 use schess::Variant;
-use selfplay::{RootMode, SearchConfig};
+use search::{RootMode, SearchConfig};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;

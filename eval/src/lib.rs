@@ -1,8 +1,9 @@
 //! Evaluation for szero: how strong is a network, and is it stronger than the last one?
 //!
 //! - [`player`]: the [`player::Player`] trait and the player specs matches are built from;
-//!   [`baseline`] (random, greedy), [`search`] (MCTS with a network or the uniform
-//!   evaluator) and [`engine_process`] (external UCI engines such as Fairy-Stockfish).
+//!   [`baseline`] (random, greedy), [`mcts_player`] ([`search::Searcher`] with a network or
+//!   a rules-only evaluator) and [`engine_process`] (external UCI engines such as
+//!   Fairy-Stockfish).
 //! - [`match_runner`]: game pairs from [`openings`] on worker threads, adjudication, PGN,
 //!   and [`stats`] (Elo, pentanomial, GSPRT); [`batched`] plays network against network
 //!   with many games in flight and one network call per batch of leaves.
@@ -20,9 +21,9 @@ pub mod engine_process;
 pub mod gate;
 pub mod ladder;
 pub mod match_runner;
+pub mod mcts_player;
 pub mod openings;
 pub mod player;
-pub mod search;
 pub mod stats;
 pub mod uci;
 

@@ -7,7 +7,7 @@ use crate::player::{Player, PlayerError, PlayerFactory};
 use crate::stats::{
     elo_estimate, EloEstimate, Pentanomial, SprtConfig, SprtDecision, SprtStatus, Wdl,
 };
-use schess::{Color, Game, Move, Outcome, Position};
+use schess::{Color, Game, GameResult, Move, Outcome, Position};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -125,12 +125,8 @@ pub struct GameRecord {
 }
 
 impl GameRecord {
-    pub fn result_str(&self) -> &'static str {
-        match self.winner {
-            Some(Color::White) => "1-0",
-            Some(Color::Black) => "0-1",
-            None => "1/2-1/2",
-        }
+    pub fn result(&self) -> GameResult {
+        GameResult::from_winner(self.winner)
     }
 
     /// The first player's half-points: 0, 1 or 2.
@@ -590,11 +586,7 @@ pub(crate) fn record_game(
     opening_plies: usize,
     round: String,
 ) -> GameRecord {
-    let result = match end.winner {
-        Some(Color::White) => "1-0",
-        Some(Color::Black) => "0-1",
-        None => "1/2-1/2",
-    };
+    let result = GameResult::from_winner(end.winner);
     let tags = [
         ("Event", cfg.event.clone()),
         ("Site", "szero".to_string()),
@@ -605,7 +597,7 @@ pub(crate) fn record_game(
         ("Termination", end.termination.pgn_tag().to_string()),
         ("PlyCount", game.ply().to_string()),
     ];
-    let pgn = schess::pgn::write_game(game, &tags, result, Some(&end.reason));
+    let pgn = schess::pgn::write_game(game, &tags, Some(result), Some(&end.reason));
     GameRecord {
         round,
         white: names[0].to_string(),
@@ -778,7 +770,7 @@ pub fn verify_record(rec: &GameRecord) -> Result<(), String> {
             other => Err(format!(
                 "{}: recorded {} but the rules say {other:?}",
                 rec.round,
-                rec.result_str()
+                rec.result()
             )),
         },
         _ if outcome.is_some() => Err(format!(

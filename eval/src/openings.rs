@@ -120,7 +120,7 @@ pub fn random_opening(variant: Variant, plies: u32, rng: &mut SmallRng) -> Openi
             && !pos
                 .legal_moves()
                 .iter()
-                .any(|&m| crate::search::gives_mate(pos, m))
+                .any(|&m| pos.gives_checkmate(m))
         {
             return Opening {
                 start: g.start().clone(),

@@ -24,11 +24,12 @@
 
 use crate::baseline::{GreedyPlayer, RandomPlayer};
 use crate::engine_process::{EngineError, UciEnginePlayer};
-use crate::search::{network_evaluator, MctsPlayer};
-use models::evaluator::{Evaluator, MaterialEvaluator, UniformEvaluator};
+use crate::mcts_player::MctsPlayer;
+use models::load_evaluator;
+use search::evaluator::{Evaluator, MaterialEvaluator, UniformEvaluator};
 use models::{DeviceChoice, Precision};
 use schess::{Game, Move, Variant};
-use selfplay::SearchConfig;
+use search::SearchConfig;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::PathBuf;
@@ -458,7 +459,7 @@ impl PlayerFactory {
     pub fn new(spec: PlayerSpec) -> anyhow::Result<PlayerFactory> {
         let evaluator: Option<Arc<dyn Evaluator>> = match &spec {
             PlayerSpec::Mcts(m) => Some(match &m.model {
-                Some(path) => network_evaluator(path, m.device, m.precision, m.cache, m.material_mix)?,
+                Some(path) => load_evaluator(path, m.device, m.precision, m.cache, m.material_mix)?,
                 None => match m.builtin {
                     BuiltinEvaluator::Uniform => Arc::new(UniformEvaluator),
                     BuiltinEvaluator::Material => Arc::new(MaterialEvaluator),
@@ -518,7 +519,7 @@ impl PlayerFactory {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use selfplay::RootMode;
+    use search::RootMode;
 
     #[test]
     fn parses_spec_strings() {

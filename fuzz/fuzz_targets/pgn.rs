@@ -31,7 +31,7 @@ fuzz_target!(|data: &[u8]| {
         if start != Position::new(game.positions()[0].variant()).fen() {
             tags.push(("FEN", start));
         }
-        let text = schess::pgn::write_game(&game, &tags, "*", None);
+        let text = schess::pgn::write_game(&game, &tags, None, None);
         let again = parse(&text);
         assert_eq!(again.games.len(), 1, "{text}");
         let back = replay(&again.games[0]).unwrap_or_else(|| panic!("our own PGN does not replay:\n{text}"));

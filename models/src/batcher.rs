@@ -6,7 +6,8 @@
 //! the network once and hands each caller its rows. No extra thread; the network is used by
 //! one thread at a time.
 
-use crate::evaluator::{finish, prepare, run_net, Evaluation, Evaluator};
+use crate::evaluator::{finish, prepare, run_net};
+use search::{Evaluation, Evaluator};
 use crate::net::Net;
 use schess::Position;
 use std::collections::HashMap;

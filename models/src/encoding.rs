@@ -114,21 +114,6 @@ pub fn encode(positions: &[Position], history: usize, out: &mut [f32]) {
     fill_plane(out, c + 13, 1.0);
 }
 
-/// How many trailing positions of `positions` the encoding of its last position reads
-/// with `history` steps: the steps themselves and, for each, the reversible window (back
-/// to the last capture or pawn move) its repetition flag looks over. The encoding of the
-/// last position, or of any position reached from it by further moves, is the same from
-/// this suffix as from the whole game; a shorter suffix can miss a repetition.
-pub fn context_len(positions: &[Position], history: usize) -> usize {
-    let n = positions.len();
-    let mut start = n.saturating_sub(history + 1);
-    for j in 0..=history.min(n.saturating_sub(1)) {
-        let i = n - 1 - j;
-        start = start.min(i.saturating_sub(positions[i].halfmove_clock() as usize));
-    }
-    n - start
-}
-
 /// A key for everything [`encode`] reads of `positions` with `history` steps, so that a
 /// cache keyed by it never hands out the evaluation of different inputs: each step's
 /// position key (hands, gating and castling rights, en passant and side to move
@@ -150,6 +135,7 @@ pub fn input_key(positions: &[Position], history: usize) -> u64 {
 
 #[cfg(test)]
 mod tests {
+    use search::evaluator::context_len;
     use super::*;
     use schess::Game;
 
@@ -270,5 +256,26 @@ mod tests {
         assert_ne!(input_key(x, 0), input_key(y, 0));
         assert_eq!(input_key(x, 0), input_key(&x[x.len() - context_len(x, 0)..], 0));
         assert_ne!(input_key(x, 0), input_key(&x[1..], 0), "a tail too short misses the repetition");
+    }
+
+    /// Lead 9: a leaf's history reaches back far enough for the encoder to see a repetition
+    /// beyond the fixed 12-position tail.
+    #[test]
+    fn leaf_history_covers_far_repetitions() {
+        let mut game = schess::Game::new(Position::from_fen("4k3/8/8/8/8/8/8/R3K3[] w - - 0 1").unwrap());
+        let (up, down) = (["a1a2", "a2a3", "a3a4", "a4a5", "a5a6", "a6a7"], ["a7a6", "a6a5", "a5a4", "a4a3", "a3a2", "a2a1"]);
+        for (i, m) in up.iter().chain(&down).enumerate() {
+            game.play_uci(m).unwrap();
+            game.play_uci(if i % 2 == 0 { "e8d8" } else { "d8e8" }).unwrap();
+        }
+        let mut tree = search::Tree::new(game.positions().to_vec());
+        let cfg = search::SearchConfig::default();
+        let leaf = tree.select_leaf(&cfg, false, 1).unwrap();
+        let mut from_leaf = vec![0.0; input_len(2)];
+        let mut from_game = vec![0.0; input_len(2)];
+        encode(&leaf.history, 2, &mut from_leaf);
+        encode(game.positions(), 2, &mut from_game);
+        assert!(leaf.history.len() > 12);
+        assert_eq!(from_leaf, from_game);
     }
 }

@@ -4,6 +4,8 @@
 //! Priors are a softmax over the legal moves only, in the order of
 //! [`schess::Position::legal_moves`], so search can zip them with its own move list.
 
+use search::evaluator::{masked_softmax, material_q, Evaluation, Evaluator};
+
 use crate::encoding::{encode, input_len};
 use crate::net::Net;
 use crate::policy_index::index_of;
@@ -12,122 +14,6 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use tch::{Kind, Tensor};
-
-/// What an evaluator says about one position.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Evaluation {
-    /// One prior per legal move, in `legal_moves()` order, summing to 1 (empty when the
-    /// position has no legal moves).
-    pub priors: Vec<f32>,
-    /// Win, draw, loss probabilities from the side to move's point of view.
-    pub wdl: [f32; 3],
-    /// Predicted plies until the game ends, if the network has that head.
-    pub moves_left: Option<f32>,
-    /// Predicted material lead of the side to move a few plies ahead (pawns), if the
-    /// network has that head. Already blended into `wdl` by the network's `value_mix`.
-    pub material: Option<f32>,
-}
-
-impl Evaluation {
-    /// Expected score in [-1, 1] for the side to move.
-    pub fn q(&self) -> f32 {
-        self.wdl[0] - self.wdl[2]
-    }
-}
-
-/// Something that scores positions for search.
-pub trait Evaluator: Send + Sync {
-    /// `histories[i]` is a game's positions up to and including the one to evaluate (the
-    /// last); earlier positions feed the history planes and repetition flags.
-    fn evaluate(&self, histories: &[&[Position]]) -> anyhow::Result<Vec<Evaluation>>;
-
-    /// A short description for logs.
-    fn describe(&self) -> String;
-
-    /// (network calls, positions evaluated) so far, for evaluators that run a network:
-    /// their ratio is the mean batch.
-    fn batch_stats(&self) -> Option<(u64, u64)> {
-        None
-    }
-}
-
-/// Smart pointers to an evaluator are evaluators (every method forwarded).
-macro_rules! forward_evaluator {
-    ($($ptr:ident)::+) => {
-        impl<E: Evaluator + ?Sized> Evaluator for $($ptr)::+<E> {
-            fn evaluate(&self, histories: &[&[Position]]) -> anyhow::Result<Vec<Evaluation>> {
-                (**self).evaluate(histories)
-            }
-            fn describe(&self) -> String {
-                (**self).describe()
-            }
-            fn batch_stats(&self) -> Option<(u64, u64)> {
-                (**self).batch_stats()
-            }
-        }
-    };
-}
-forward_evaluator!(std::sync::Arc);
-forward_evaluator!(Box);
-
-/// Equal priors and an even W/D/L: search driven only by the rules (tests, baselines).
-#[derive(Debug, Clone, Copy, Default)]
-pub struct UniformEvaluator;
-
-impl Evaluator for UniformEvaluator {
-    fn evaluate(&self, histories: &[&[Position]]) -> anyhow::Result<Vec<Evaluation>> {
-        Ok(histories
-            .iter()
-            .map(|h| {
-                let n = h.last().map_or(0, |p| p.count_legal_moves() as usize);
-                Evaluation { priors: vec![1.0 / n.max(1) as f32; n], wdl: [1.0 / 3.0; 3], moves_left: None, material: None }
-            })
-            .collect())
-    }
-    fn describe(&self) -> String {
-        "uniform".into()
-    }
-}
-
-/// Pawns of material lead that [`material_q`] maps to an expected score of
-/// tanh(1) ≈ 0.76: a minor piece up is a clear edge, a queen up close to a win.
-pub const MATERIAL_Q_SCALE: f32 = 4.0;
-
-/// An expected score in (-1, 1) for a material lead of `pawns` (side to move's view).
-pub fn material_q(pawns: f32) -> f32 {
-    (pawns / MATERIAL_Q_SCALE).tanh()
-}
-
-/// W/D/L with expected score `q` and no draw mass (for values that are not probabilities).
-pub fn wdl_from_q(q: f32) -> [f32; 3] {
-    let q = q.clamp(-1.0, 1.0);
-    [(1.0 + q) / 2.0, 0.0, (1.0 - q) / 2.0]
-}
-
-/// Equal priors and a value from live material alone ([`schess::material::live_balance`]:
-/// hand pieces count while they can still enter), squashed by [`material_q`]. Search with
-/// it is the `mcts-material` baseline: a network that cannot beat it at equal nodes has
-/// learnt nothing that counting does not give.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct MaterialEvaluator;
-
-impl Evaluator for MaterialEvaluator {
-    fn evaluate(&self, histories: &[&[Position]]) -> anyhow::Result<Vec<Evaluation>> {
-        Ok(histories
-            .iter()
-            .map(|h| {
-                let pos = h.last().expect("non-empty history");
-                let n = pos.count_legal_moves() as usize;
-                let white_lead = schess::material::live_balance(pos) as f32;
-                let lead = if pos.turn() == schess::Color::White { white_lead } else { -white_lead };
-                Evaluation { priors: vec![1.0 / n.max(1) as f32; n], wdl: wdl_from_q(material_q(lead)), moves_left: None, material: Some(lead) }
-            })
-            .collect())
-    }
-    fn describe(&self) -> String {
-        "material".into()
-    }
-}
 
 /// A network as evaluator: one or more copies of it, each behind its own lock. With one
 /// copy, calls are serialised (batch across callers with a batching layer in front of it,
@@ -188,18 +74,6 @@ impl NetEvaluator {
         }
         self.nets[start % n].lock().unwrap_or_else(|e| e.into_inner())
     }
-}
-
-/// Softmax of `logits` at `indices` (numerically stable).
-pub fn masked_softmax(logits: &[f32], indices: &[usize]) -> Vec<f32> {
-    if indices.is_empty() {
-        return Vec::new();
-    }
-    let max = indices.iter().map(|&i| logits[i]).fold(f32::NEG_INFINITY, f32::max);
-    let mut out: Vec<f32> = indices.iter().map(|&i| (logits[i] - max).exp()).collect();
-    let sum: f32 = out.iter().sum();
-    out.iter_mut().for_each(|p| *p /= sum);
-    out
 }
 
 /// Softmax over three logits.
@@ -384,17 +258,10 @@ impl<E: Evaluator> Evaluator for CachedEvaluator<E> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use search::evaluator::UniformEvaluator;
     use crate::config::NetConfig;
     use crate::encoding::planes;
     use crate::policy_index::POLICY_SIZE;
-
-    #[test]
-    fn uniform_priors_sum_to_one() {
-        let pos = Position::startpos();
-        let e = UniformEvaluator.evaluate(&[std::slice::from_ref(&pos)]).unwrap();
-        assert_eq!(e[0].priors.len(), 28);
-        assert!((e[0].priors.iter().sum::<f32>() - 1.0).abs() < 1e-5);
-    }
 
     #[test]
     fn cache_key_tells_apart_inputs_that_differ_only_in_the_clock() {
@@ -417,21 +284,6 @@ mod tests {
         let q = 0.5 * -0.1 + 0.5 * material_q(4.0);
         assert!((half[0] - half[2] - q).abs() < 1e-5 && (half.iter().sum::<f32>() - 1.0).abs() < 1e-5);
         assert_eq!(half[1], 0.5);
-    }
-
-    #[test]
-    fn material_evaluator_scores_the_movers_live_material() {
-        // White is a rook up; Black to move sees the same lead from its side.
-        let w: Position = "4k3/8/8/8/8/8/8/R3K3[] w - - 0 1".parse().unwrap();
-        let b: Position = "4k3/8/8/8/8/8/8/R3K3[] b - - 0 1".parse().unwrap();
-        let ew = &MaterialEvaluator.evaluate(&[std::slice::from_ref(&w)]).unwrap()[0];
-        let eb = &MaterialEvaluator.evaluate(&[std::slice::from_ref(&b)]).unwrap()[0];
-        assert!((ew.q() - material_q(5.0)).abs() < 1e-6 && (eb.q() + material_q(5.0)).abs() < 1e-6);
-        assert!((ew.priors.iter().sum::<f32>() - 1.0).abs() < 1e-5);
-        assert_eq!(ew.priors.len() as u64, w.count_legal_moves());
-        let start = &MaterialEvaluator.evaluate(&[&[Position::startpos()][..]]).unwrap()[0];
-        assert_eq!(start.q(), 0.0);
-        assert!(material_q(9.0) > material_q(5.0) && material_q(1.0) > 0.2);
     }
 
     #[test]

@@ -180,7 +180,7 @@ impl ExportInfo {
                      search values positions as (1 - {mix}) * (W - L) + {mix} * tanh(material / {scale})",
                     m.horizon,
                     mix = m.value_mix,
-                    scale = crate::evaluator::MATERIAL_Q_SCALE
+                    scale = search::evaluator::MATERIAL_Q_SCALE
                 ),
             });
         }

@@ -20,6 +20,7 @@ pub mod encoding;
 pub mod evaluator;
 pub mod export;
 pub mod io;
+pub mod loader;
 pub mod net;
 pub mod policy_index;
 #[cfg(test)]
@@ -29,6 +30,7 @@ pub use checkpoint::{CheckpointError, FormatVersions, Metadata, FORMAT_MAGIC};
 pub use config::{ConfigError, MaterialHeadConfig, MovesLeftConfig, NetConfig, SeConfig};
 pub use device::{DeviceChoice, DeviceError, Precision};
 pub use export::{export, ExportError, ExportInfo, ExportPaths, OnnxInfo};
+pub use loader::{load_evaluator, load_net, LoadedNet};
 pub use net::{Net, NetError, NetOutput};
 /// Re-exported so that users agree on the exact tch version.
 pub use tch;

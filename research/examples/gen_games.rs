@@ -8,7 +8,7 @@
 //! szero gating-report --run /tmp/bench-run --out /tmp/bench-report
 //! ```
 
-use models::evaluator::UniformEvaluator;
+use search::evaluator::UniformEvaluator;
 use selfplay::runner::{play, RunOptions};
 use selfplay::SelfplayConfig;
 use std::path::PathBuf;

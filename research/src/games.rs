@@ -207,12 +207,7 @@ fn pgn_game(g: &PgnGame, name: &str, index: usize, opts: LoadOptions) -> Result<
         })?;
         replay.push(m);
     }
-    let result = g.result().and_then(|r| match r {
-        "1-0" => Some(1),
-        "0-1" => Some(-1),
-        "1/2-1/2" => Some(0),
-        _ => None,
-    });
+    let result = g.result().and_then(|r| r.parse::<schess::GameResult>().ok()).map(|r| r.score_for(schess::Color::White));
     let termination = g.tag("Termination").unwrap_or("unknown").to_string();
     Ok(replay.finish(result, &termination, &format!("{name}#{index}")))
 }

@@ -19,7 +19,7 @@ pub mod report;
 pub mod stats;
 
 use games::{LoadError, LoadOptions, Loaded};
-use models::evaluator::Evaluator;
+use search::evaluator::Evaluator;
 use network::{ProbeOptions, ProbeResults};
 use report::Report;
 use std::path::{Path, PathBuf};
@@ -203,16 +203,7 @@ pub fn load_network(
     path: &Path,
     device: models::tch::Device,
 ) -> anyhow::Result<(models::evaluator::NetEvaluator, usize, String)> {
-    let (net, meta) = models::checkpoint::load(path, models::FORMAT_VERSIONS, device, models::Precision::F32)?;
-    let c = net.config().clone();
-    let history = models::history_of(&c)
-        .ok_or_else(|| anyhow::anyhow!("{}: input planes {} match no history length", path.display(), c.input_planes))?;
-    let description = format!(
-        "{} ({} blocks x {} channels, history {history}, training step {})",
-        path.display(),
-        c.blocks,
-        c.channels,
-        meta.training_step
-    );
-    Ok((models::evaluator::NetEvaluator::new(net, history), history, description))
+    let loaded = models::load_net(path, device, models::Precision::F32)?;
+    let description = loaded.describe(path);
+    Ok((models::evaluator::NetEvaluator::new(loaded.net, loaded.history), loaded.history, description))
 }

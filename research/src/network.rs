@@ -14,7 +14,7 @@
 use crate::games::ProbeCandidate;
 use crate::stats::GateVia;
 use anyhow::Context;
-use models::evaluator::Evaluator;
+use search::evaluator::Evaluator;
 use schess::{HandPiece, Move, Position, Square, Variant};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -350,7 +350,7 @@ impl ProbeResults {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use models::evaluator::UniformEvaluator;
+    use search::evaluator::UniformEvaluator;
 
     #[test]
     fn uniform_policy_is_indifferent() {

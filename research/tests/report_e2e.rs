@@ -1,7 +1,7 @@
 //! The whole report: files written, known tables, the control variant, a network probe
 //! with the uniform evaluator (known answers) and with a real (tiny, untrained) network.
 
-use models::evaluator::UniformEvaluator;
+use search::evaluator::UniformEvaluator;
 use research::network::ProbeOptions;
 use research::{gating_report, Options, Probe, ReportError};
 use selfplay::GameRecord;

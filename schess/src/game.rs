@@ -3,6 +3,7 @@
 use crate::error::{SanError, UciError};
 use crate::mv::Move;
 use crate::position::Position;
+use crate::result::GameResult;
 use crate::types::Color;
 use crate::IllegalMove;
 
@@ -34,22 +35,9 @@ impl Outcome {
         }
     }
 
-    /// PGN result string: `1-0`, `0-1` or `1/2-1/2`.
-    pub fn result_str(self) -> &'static str {
-        match self.winner() {
-            Some(Color::White) => "1-0",
-            Some(Color::Black) => "0-1",
-            None => "1/2-1/2",
-        }
-    }
-
-    /// Score for `color`: 1 win, 0 draw, -1 loss.
-    pub fn score_for(self, color: Color) -> i8 {
-        match self.winner() {
-            Some(w) if w == color => 1,
-            Some(_) => -1,
-            None => 0,
-        }
+    /// The result alone (who won), e.g. for PGN.
+    pub fn result(self) -> GameResult {
+        GameResult::from_winner(self.winner())
     }
 }
 

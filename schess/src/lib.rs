@@ -36,12 +36,14 @@ pub mod notation;
 pub mod perft;
 pub mod pgn;
 mod position;
+mod result;
 pub mod types;
 mod zobrist;
 
 pub use bitboard::Bitboard;
 pub use error::{FenError, IllegalMove, SanError, UciError};
 pub use game::{DrawReason, Game, Outcome};
+pub use result::{GameResult, ResultError};
 pub use movegen::{MoveList, MAX_MOVES};
 pub use mv::{CastleGate, CastleSide, Move};
 pub use position::{Hand, Position, Variant};

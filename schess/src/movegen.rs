@@ -297,6 +297,13 @@ impl Position {
         self.is_check() && !self.has_legal_moves()
     }
 
+    /// Does the legal move `m` checkmate?
+    pub fn gives_checkmate(&self, m: Move) -> bool {
+        let mut next = self.clone();
+        next.play_unchecked(m);
+        next.is_checkmate()
+    }
+
     pub fn is_stalemate(&self) -> bool {
         !self.is_check() && !self.has_legal_moves()
     }

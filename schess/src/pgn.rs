@@ -5,6 +5,7 @@
 
 use crate::game::Game;
 use crate::position::{Position, Variant};
+use crate::result::GameResult;
 use std::fmt::Write as _;
 
 /// SAN for a PGN: pyffish's form when it names exactly one legal move, else ours.
@@ -20,9 +21,10 @@ pub fn pgn_san(pos: &Position, m: crate::Move) -> String {
 }
 
 /// Writes one game. `headers` come after the seven-tag roster's Event..Black and before
-/// the variant tags; `result` is `1-0`, `0-1`, `1/2-1/2` or `*`. `comment`, if any, is
-/// placed after the last move (e.g. why an engine forfeited).
-pub fn write_game(game: &Game, tags: &[(&str, String)], result: &str, comment: Option<&str>) -> String {
+/// the variant tags; `result` is `None` for an unfinished game (`*`). `comment`, if any,
+/// is placed after the last move (e.g. why an engine forfeited).
+pub fn write_game(game: &Game, tags: &[(&str, String)], result: Option<GameResult>, comment: Option<&str>) -> String {
+    let result = result.map_or("*", GameResult::as_str);
     let mut s = String::new();
     let tag = |s: &mut String, k: &str, v: &str| {
         let v = v.replace('\\', "\\\\").replace('"', "\\\"");
@@ -91,14 +93,14 @@ mod tests {
         for m in ["b1c3e", "e7e5", "g1f3h"] {
             g.play_uci(m).unwrap();
         }
-        let pgn = write_game(&g, &[("White", "a".into())], "*", None);
+        let pgn = write_game(&g, &[("White", "a".into())], None, None);
         assert!(pgn.contains("[Variant \"Seirawan\"]"));
         assert!(!pgn.contains("[FEN"));
         assert!(pgn.contains("1. Nc3/E e5 2. Nf3/H *"), "{pgn}");
         let mut g = Game::new(Position::from_fen("4k3/8/8/8/8/8/4K3/R6R[EHeh] b AH - 0 1").unwrap());
         g.play_uci("e8d8").unwrap();
         g.play_uci("a1d1e").unwrap();
-        let pgn = write_game(&g, &[], "*", Some("test"));
+        let pgn = write_game(&g, &[], None, Some("test"));
         assert!(pgn.contains("[SetUp \"1\"]") && pgn.contains("[FEN \"4k3/8/8/8/8/8/4K3/R6R[EHeh] b AH - 0 1\"]"));
         // pyffish would write the ambiguous `Rd1/E+`; the PGN disambiguates.
         assert!(pgn.contains("1... Kd8 2. Rad1/E+ {test} *"), "{pgn}");

@@ -7,12 +7,14 @@
 //! Without `--bench` (as under `cargo test --all-targets`) it runs a seconds-long smoke
 //! version.
 
-use models::evaluator::{Evaluation, Evaluator, NetEvaluator, UniformEvaluator};
+use search::evaluator::{Evaluation, Evaluator, UniformEvaluator};
+use models::evaluator::NetEvaluator;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use schess::Position;
 use selfplay::runner::{play, RunOptions};
-use selfplay::{SearchConfig, SelfplayConfig, Tree};
+use selfplay::SelfplayConfig;
+use search::{SearchConfig, Tree};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::time::Instant;

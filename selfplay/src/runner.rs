@@ -5,14 +5,13 @@
 //! hand self-play a new best network without stopping it: games then continue with the
 //! new network from their next move.
 
-use crate::config::{MaxLengthResult, RootMode, SelfplayConfig};
-use crate::mcts::{Leaf, Tree};
+use crate::config::{MaxLengthResult, SelfplayConfig};
 use crate::shard::{GameRecord, Sample};
-use models::evaluator::{Evaluation, Evaluator};
 use models::policy_index::index_of;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use schess::{Color, DrawReason, Game, Outcome, Position, Variant};
+use search::{Evaluation, Evaluator, Leaf, RootMode, Tree};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, RwLock};
 

@@ -70,10 +70,12 @@ pub struct GameRecord {
 impl GameRecord {
     /// Result from `color`'s point of view.
     pub fn result_for(&self, color: Color) -> i8 {
-        match color {
-            Color::White => self.result,
-            Color::Black => -self.result,
-        }
+        self.game_result().score_for(color)
+    }
+
+    /// The stored result (White's score) as a game result.
+    pub fn game_result(&self) -> schess::GameResult {
+        schess::GameResult::from_white_score(self.result)
     }
 
     pub fn variant(&self) -> Result<Variant, ShardError> {

@@ -66,11 +66,7 @@ impl ShardWriter {
 /// A game record as PGN.
 pub fn pgn_of(r: &GameRecord) -> Result<String, ShardError> {
     let game = r.replay()?;
-    let result = match r.result {
-        1 => "1-0",
-        -1 => "0-1",
-        _ => "1/2-1/2",
-    };
+    let result = schess::GameResult::from_white_score(r.result);
     let players = format!("szero gen {}", r.generation);
     let tags = [
         ("Event", "szero self-play".to_string()),
@@ -78,5 +74,5 @@ pub fn pgn_of(r: &GameRecord) -> Result<String, ShardError> {
         ("Black", players),
         ("Termination", r.termination.clone()),
     ];
-    Ok(schess::pgn::write_game(&game, &tags, result, None))
+    Ok(schess::pgn::write_game(&game, &tags, Some(result), None))
 }

@@ -1,11 +1,12 @@
 //! Self-play with the uniform evaluator: complete, replayable games with sound targets.
 
-use models::evaluator::UniformEvaluator;
+use search::evaluator::UniformEvaluator;
 use models::policy_index::{move_of, policy_move};
 use schess::Color;
 use selfplay::runner::{play, RunOptions};
 use selfplay::config::MaxLengthResult;
-use selfplay::{RootMode, SelfplayConfig};
+use selfplay::SelfplayConfig;
+use search::RootMode;
 use std::sync::atomic::AtomicBool;
 use std::sync::mpsc;
 
@@ -142,8 +143,8 @@ fn fast_search_openings_vary_under_gumbel() {
 /// Counts the positions it evaluates.
 struct Counting(std::sync::atomic::AtomicU64);
 
-impl models::evaluator::Evaluator for Counting {
-    fn evaluate(&self, h: &[&[schess::Position]]) -> anyhow::Result<Vec<models::evaluator::Evaluation>> {
+impl search::evaluator::Evaluator for Counting {
+    fn evaluate(&self, h: &[&[schess::Position]]) -> anyhow::Result<Vec<search::evaluator::Evaluation>> {
         self.0.fetch_add(h.len() as u64, std::sync::atomic::Ordering::Relaxed);
         UniformEvaluator.evaluate(h)
     }
@@ -160,8 +161,8 @@ struct SwapOnFirstCall {
     swap_to: std::sync::OnceLock<(std::sync::Arc<selfplay::runner::SwappableNetwork>, std::sync::Arc<Counting>)>,
 }
 
-impl models::evaluator::Evaluator for SwapOnFirstCall {
-    fn evaluate(&self, h: &[&[schess::Position]]) -> anyhow::Result<Vec<models::evaluator::Evaluation>> {
+impl search::evaluator::Evaluator for SwapOnFirstCall {
+    fn evaluate(&self, h: &[&[schess::Position]]) -> anyhow::Result<Vec<search::evaluator::Evaluation>> {
         if self.counting.0.load(std::sync::atomic::Ordering::Relaxed) == 0 {
             if let Some((network, new)) = self.swap_to.get() {
                 network.replace(1, new.clone());

@@ -6,11 +6,12 @@
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use eval::search::{network_evaluator, Limits, SearchControl, Searcher};
-use models::evaluator::Evaluator;
+use models::load_evaluator;
+use search::{Limits, SearchControl, Searcher};
+use search::evaluator::Evaluator;
 use models::{DeviceChoice, Precision};
 use schess::{Game, HandPiece, Move, Position};
-use selfplay::{RootMode, SearchConfig};
+use search::{RootMode, SearchConfig};
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -309,7 +310,7 @@ fn game_of(args: &AnalyseArgs) -> Result<Game> {
 
 pub fn run(args: AnalyseArgs) -> Result<ExitCode> {
     let game = game_of(&args)?;
-    let evaluator = network_evaluator(&args.model, args.device, Precision::Auto, 10_000, None)
+    let evaluator = load_evaluator(&args.model, args.device, Precision::Auto, 10_000, None)
         .with_context(|| format!("loading network {}", args.model.display()))?;
     let a = analyse(&evaluator, &game, args.top, args.nodes)?;
     if args.json {
@@ -323,7 +324,7 @@ pub fn run(args: AnalyseArgs) -> Result<ExitCode> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use models::evaluator::MaterialEvaluator;
+    use search::evaluator::MaterialEvaluator;
 
     #[test]
     fn values_and_gating_relatives() {

@@ -158,11 +158,7 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
     let device = args.device.resolve()?;
     let precision = args.precision.resolve(device);
     let mut net = match &args.model {
-        Some(path) => {
-            models::checkpoint::load(path, models::FORMAT_VERSIONS, device, precision)
-                .with_context(|| format!("loading {}", path.display()))?
-                .0
-        }
+        Some(path) => models::load_net(path, device, precision)?.net,
         None => {
             tch::manual_seed(cfg.train.seed as i64);
             Net::new(cfg.network.net_config(), device)?

@@ -78,8 +78,7 @@ fn size(path: &Path) -> String {
 }
 
 pub fn run(args: ExportArgs) -> Result<ExitCode> {
-    let (net, meta) = models::checkpoint::load(&args.model, models::FORMAT_VERSIONS, models::tch::Device::Cpu, models::Precision::F32)
-        .with_context(|| format!("loading {}", args.model.display()))?;
+    let models::LoadedNet { net, meta, .. } = models::load_net(&args.model, models::tch::Device::Cpu, models::Precision::F32)?;
     std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
     let paths = models::export(&net, &args.out, models::FORMAT_VERSIONS, meta.training_step)?;
     let mut files = vec![

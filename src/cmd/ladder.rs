@@ -6,7 +6,7 @@
 use anyhow::{Context, Result};
 use clap::Args;
 use eval::ladder::{networks, play_point, Ladder, LadderSettings, DEFAULT_RUNGS};
-use selfplay::RootMode;
+use search::RootMode;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;

@@ -1,20 +1,17 @@
 //! `szero selfplay`: play games with a network (or a fresh random one) and write shards.
 
 use crate::config::RunConfig;
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use models::batcher::BatchingNetEvaluator;
-use models::evaluator::{Evaluator, NetEvaluator};
-use models::Net;
+use search::evaluator::Evaluator;
 use selfplay::runner::{play_into, FixedNetwork, RunOptions};
 use selfplay::stats::SelfplayStats;
 use selfplay::writer::ShardWriter;
-use selfplay::NetworkSharing;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 #[derive(Args, Debug)]
 pub struct SelfplayArgs {
@@ -45,52 +42,13 @@ pub struct SelfplayArgs {
     pgn: bool,
 }
 
-/// Loads a network file, or builds a fresh one from the config.
-pub fn load_or_fresh(cfg: &RunConfig, model: Option<&Path>, seed: u64) -> Result<(Net, usize)> {
-    let device = cfg.network.device.resolve()?;
-    let (mut net, history) = match model {
-        Some(path) => {
-            let (net, _meta) = models::checkpoint::load(path, models::FORMAT_VERSIONS, device, cfg.network.precision)
-                .with_context(|| format!("loading network {}", path.display()))?;
-            let history = models::history_of(net.config())
-                .with_context(|| format!("{}: input planes fit no known history length", path.display()))?;
-            (net, history)
-        }
-        None => {
-            models::tch::manual_seed(seed as i64);
-            (Net::new(cfg.network.net_config(), device)?, cfg.network.history)
-        }
-    };
-    net.set_precision(cfg.network.precision);
-    Ok((net, history))
-}
-
-/// The evaluator self-play uses (`selfplay.network_sharing`): by default on CUDA one
-/// batch merged across all worker threads (the GPU wants thousands of positions per
-/// call); on the CPU one copy of the network per worker thread, so that each thread's
-/// network call runs while the others search.
-pub fn make_evaluator(cfg: &RunConfig, net: Net, history: usize) -> Result<Box<dyn Evaluator>> {
-    let threads = cfg.selfplay.worker_threads();
-    let merged = match cfg.selfplay.network_sharing {
-        NetworkSharing::Auto => net.device().is_cuda(),
-        NetworkSharing::Merged => true,
-        NetworkSharing::PerThread => false,
-    };
-    Ok(if merged {
-        let rows = threads * cfg.selfplay.games_per_thread;
-        Box::new(BatchingNetEvaluator::new(net, history, threads, rows, Duration::from_millis(5)))
-    } else {
-        Box::new(NetEvaluator::with_copies(net, history, threads)?)
-    })
-}
-
 pub fn run(args: SelfplayArgs) -> Result<ExitCode> {
     let cfg = match &args.config {
         Some(p) => RunConfig::load(p)?,
         None => RunConfig::default(),
     };
-    let (net, history) = load_or_fresh(&cfg, args.model.as_deref(), args.seed)?;
-    let evaluator = make_evaluator(&cfg, net, history)?;
+    let (net, history) = crate::startup::load_or_fresh(&cfg, args.model.as_deref(), args.seed)?;
+    let evaluator = crate::startup::make_evaluator(&cfg, net, history)?;
     let out = match (&args.run, &args.out) {
         (Some(run), _) => run.join("shards"),
         (None, Some(out)) => out.clone(),

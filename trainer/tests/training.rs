@@ -222,7 +222,7 @@ fn bad_settings_are_errors() {
 
 #[test]
 fn trains_on_real_selfplay_shards() {
-    use models::evaluator::UniformEvaluator;
+    use search::evaluator::UniformEvaluator;
     use selfplay::runner::{play, RunOptions};
     let cfg = selfplay::SelfplayConfig {
         simulations: 8,

@@ -12,7 +12,7 @@
 //! the move into the node, so a parent picks the child with the highest `w / n`.
 
 use crate::config::{RootMode, SearchConfig};
-use models::evaluator::{Evaluation, Evaluator};
+use crate::evaluator::{context_len, masked_softmax, Evaluation, Evaluator};
 use rand::seq::SliceRandom;
 use rand::Rng;
 use rand_distr::{Distribution, Gamma, Gumbel};
@@ -116,12 +116,12 @@ pub struct Tree {
 /// Positions of the game history passed to the evaluator with each leaf at least: covers
 /// the history planes of networks seeing up to `HISTORY_TAIL - 1` earlier positions. More
 /// are passed when a repetition flag could look further back
-/// ([`models::encoding::context_len`]).
+/// ([`context_len`]).
 const HISTORY_TAIL: usize = 12;
 
 /// Game positions the encoding of the root, and of every position below it, can read.
 fn tail_len(history: &[Position]) -> usize {
-    models::encoding::context_len(history, HISTORY_TAIL - 1).max(HISTORY_TAIL).min(history.len())
+    context_len(history, HISTORY_TAIL - 1).max(HISTORY_TAIL).min(history.len())
 }
 
 impl Tree {
@@ -490,7 +490,7 @@ impl Tree {
         let logits: Vec<f32> =
             self.nodes[0].children().zip(&sigma).map(|(i, &s)| self.nodes[i].raw_prior.max(1e-20).ln() + s).collect();
         let idx: Vec<usize> = (0..logits.len()).collect();
-        models::evaluator::masked_softmax(&logits, &idx)
+        masked_softmax(&logits, &idx)
     }
 
     /// The search's policy target over the root's moves (in legal-move order), summing to 1.

@@ -1,49 +1,20 @@
-//! One MCTS search at a time under playing limits (nodes, time, depth, stop), shared by the
-//! UCI engine and match players.
+//! One MCTS search at a time under playing limits (nodes, time, depth, stop), for every
+//! program that plays: the UCI engine, match and gate players.
 //!
-//! `selfplay::Tree::search` runs a fixed number of playouts; a playing engine must also
-//! stop on time or on request, so this drives the tree's step API itself and checks the
-//! limits between playouts. It also keeps the tree between moves of a game (tree reuse)
-//! and plays a mate in one without searching, so even the uniform evaluator never misses
-//! one.
+//! [`Tree`] alone runs playouts; a playing engine must also stop on time or on request,
+//! so [`Searcher`] drives the tree's step API and checks the limits between playouts. It
+//! also keeps the tree between moves of a game (tree reuse) and plays a mate in one
+//! without searching, so even the uniform evaluator never misses one.
 
-use crate::player::{Player, PlayerError};
-use models::evaluator::{CachedEvaluator, Evaluation, Evaluator, NetEvaluator};
-use models::{DeviceChoice, Precision};
+use crate::config::SearchConfig;
+use crate::evaluator::{Evaluation, Evaluator};
+use crate::tree::{Leaf, Tree};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use schess::{Game, Move, Position};
-use selfplay::mcts::Leaf;
-use selfplay::{SearchConfig, Tree};
-use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// Loads a network file as a cached evaluator; `material_mix` overrides the share of
-/// the material head in its value (the network's own setting otherwise).
-pub fn network_evaluator(
-    path: &Path,
-    device: DeviceChoice,
-    precision: Precision,
-    cache_entries: usize,
-    material_mix: Option<f32>,
-) -> anyhow::Result<Arc<dyn Evaluator>> {
-    let device = device.resolve()?;
-    let (net, _meta) = models::checkpoint::load(path, models::FORMAT_VERSIONS, device, precision)?;
-    let history = models::history_of(net.config()).ok_or_else(|| {
-        anyhow::anyhow!("{}: input planes match no history length", path.display())
-    })?;
-    let mut net = NetEvaluator::new(net, history);
-    if let Some(mix) = material_mix {
-        net = net.with_material_mix(mix);
-    }
-    Ok(if cache_entries > 0 {
-        Arc::new(CachedEvaluator::new(net, history, cache_entries))
-    } else {
-        Arc::new(net)
-    })
-}
 
 /// When a search stops (whichever limit comes first). No limit at all means "until
 /// stopped" (UCI's bare `go`).
@@ -85,29 +56,6 @@ pub struct SearchControl {
     pub ponder: AtomicBool,
 }
 
-/// A score as UCI reports it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Score {
-    /// Centipawns for the side to move.
-    Cp(i32),
-    /// Mate in this many moves (negative: the side to move gets mated).
-    Mate(i32),
-}
-
-/// Converts an expected score q in [-1, 1] to centipawns (lc0's mapping, so that the
-/// numbers look familiar to chess GUIs: q 0.5 is about 90 cp, q 0.9 about 570 cp).
-pub fn q_to_cp(q: f32) -> i32 {
-    let q = q.clamp(-0.999_9, 0.999_9) as f64;
-    (90.0 * (1.563_754_189_7 * q).tan())
-        .round()
-        .clamp(-20_000.0, 20_000.0) as i32
-}
-
-/// The inverse of [`q_to_cp`], for engines that report centipawns.
-pub fn cp_to_q(cp: i32) -> f32 {
-    ((cp as f64 / 90.0).atan() / 1.563_754_189_7).clamp(-1.0, 1.0) as f32
-}
-
 /// What a search has found so far.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SearchInfo {
@@ -120,37 +68,10 @@ pub struct SearchInfo {
     pub wdl: [f32; 3],
     /// Expected score for the side to move.
     pub q: f32,
-    pub score: Score,
+    /// Mate in this many moves for the side to move (0: it is mated), when the search
+    /// proved one; otherwise `q` is the score.
+    pub mate: Option<i32>,
     pub pv: Vec<Move>,
-}
-
-impl SearchInfo {
-    /// The UCI `info` line.
-    pub fn uci_line(&self) -> String {
-        let ms = self.elapsed.as_millis() as u64;
-        let nps = self.nodes * 1000 / ms.max(1);
-        let score = match self.score {
-            Score::Cp(cp) => format!("cp {cp}"),
-            Score::Mate(m) => format!("mate {m}"),
-        };
-        let permille = |x: f32| (x * 1000.0).round() as i32;
-        let (w, l) = (permille(self.wdl[0]), permille(self.wdl[2]));
-        let mut s = format!(
-            "info depth {} seldepth {} time {ms} nodes {} nps {nps} score {score} wdl {w} {} {l}",
-            self.depth.max(1),
-            self.depth.max(1),
-            self.nodes,
-            1000 - w - l
-        );
-        if !self.pv.is_empty() {
-            s.push_str(" pv");
-            for m in &self.pv {
-                s.push(' ');
-                s.push_str(&m.to_uci());
-            }
-        }
-        s
-    }
 }
 
 /// The result of a search.
@@ -168,7 +89,7 @@ pub struct SearchResult {
 /// Two ways to drive it: [`Searcher::search`] runs a whole search under [`Limits`] with its
 /// own evaluator; the step API ([`Searcher::begin`], [`Searcher::next_leaf`],
 /// [`Searcher::apply`], [`Searcher::finish`]) lets a caller evaluate the leaves of many
-/// searchers in one batch (see [`crate::batched`]).
+/// searchers in one batch (eval's batched match games do).
 pub struct Searcher {
     evaluator: Arc<dyn Evaluator>,
     cfg: SearchConfig,
@@ -272,7 +193,7 @@ impl Searcher {
         let started = Instant::now();
         let pos = game.position().clone();
         let legal = pos.legal_moves();
-        let decided = |best: Option<Move>, wdl: [f32; 3], score: Score, depth: u32| SearchResult {
+        let decided = |best: Option<Move>, wdl: [f32; 3], mate: Option<i32>, depth: u32| SearchResult {
             best,
             ponder: None,
             info: SearchInfo {
@@ -281,7 +202,7 @@ impl Searcher {
                 elapsed: started.elapsed(),
                 wdl,
                 q: wdl[0] - wdl[2],
-                score,
+                mate,
                 pv: best.into_iter().collect(),
             },
         };
@@ -295,16 +216,12 @@ impl Searcher {
             Active::Decided(decided(
                 None,
                 wdl,
-                if checked {
-                    Score::Mate(0)
-                } else {
-                    Score::Cp(0)
-                },
+                checked.then_some(0),
                 0,
             ))
-        } else if let Some(&mate) = legal.iter().find(|&&m| gives_mate(&pos, m)) {
+        } else if let Some(&mate) = legal.iter().find(|&&m| pos.gives_checkmate(m)) {
             self.tree = None;
-            Active::Decided(decided(Some(mate), [1.0, 0.0, 0.0], Score::Mate(1), 1))
+            Active::Decided(decided(Some(mate), [1.0, 0.0, 0.0], Some(1), 1))
         } else {
             let mut tree = self.take_tree(game);
             let needs_setup = !tree.is_root_expanded();
@@ -493,31 +410,20 @@ fn tree_info(t: &TreeSearch) -> SearchInfo {
     let pv = t.tree.principal_variation(64);
     let wdl = t.tree.root_wdl();
     let q = wdl[0] - wdl[2];
-    let mates = pv.first().is_some_and(|&m| gives_mate(&t.pos, m));
+    let mates = pv.first().is_some_and(|&m| t.pos.gives_checkmate(m));
     SearchInfo {
         depth: pv.len() as u32,
         nodes: t.playouts(),
         elapsed: t.started.elapsed(),
         wdl,
         q,
-        score: if mates {
-            Score::Mate(1)
-        } else {
-            Score::Cp(q_to_cp(q))
-        },
+        mate: mates.then_some(1),
         pv,
     }
 }
 
 fn pv_len(tree: &Tree) -> u32 {
     tree.principal_variation(256).len() as u32
-}
-
-/// Whether `m` checkmates.
-pub fn gives_mate(pos: &Position, m: Move) -> bool {
-    let mut next = pos.clone();
-    next.play_unchecked(m);
-    next.is_check() && !next.has_legal_moves()
 }
 
 /// For searches that must not end on their own (UCI `go infinite`, pondering).
@@ -529,80 +435,13 @@ fn wait_for_stop(limits: &Limits, control: &SearchControl) {
     }
 }
 
-/// A match player that searches a fixed number of playouts per move.
-pub struct MctsPlayer {
-    name: String,
-    searcher: Searcher,
-    nodes: u64,
-    last_q: Option<f32>,
-    control: SearchControl,
-}
-
-impl MctsPlayer {
-    pub fn new(
-        name: String,
-        evaluator: Arc<dyn Evaluator>,
-        cfg: SearchConfig,
-        nodes: u64,
-        reuse: bool,
-        seed: u64,
-    ) -> Self {
-        MctsPlayer {
-            name,
-            searcher: Searcher::new(evaluator, cfg, reuse, seed),
-            nodes,
-            last_q: None,
-            control: SearchControl::default(),
-        }
-    }
-}
-
-impl Player for MctsPlayer {
-    fn name(&self) -> &str {
-        &self.name
-    }
-
-    fn new_game(&mut self, _variant: schess::Variant) -> Result<(), PlayerError> {
-        self.searcher.clear();
-        self.last_q = None;
-        Ok(())
-    }
-
-    fn choose(&mut self, game: &Game) -> Result<Move, PlayerError> {
-        let r = self
-            .searcher
-            .search(game, &Limits::nodes(self.nodes), &self.control, &mut |_| {})
-            .map_err(PlayerError::Internal)?;
-        self.last_q = Some(r.info.q);
-        r.best.ok_or_else(|| {
-            PlayerError::Internal(anyhow::anyhow!(
-                "no legal move in {}",
-                game.position().fen()
-            ))
-        })
-    }
-
-    fn last_score(&self) -> Option<f32> {
-        self.last_q
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use models::evaluator::UniformEvaluator;
+    use crate::evaluator::UniformEvaluator;
 
     fn searcher() -> Searcher {
         Searcher::new(Arc::new(UniformEvaluator), SearchConfig::default(), true, 1)
-    }
-
-    #[test]
-    fn cp_mapping_round_trips() {
-        assert_eq!(q_to_cp(0.0), 0);
-        for q in [-0.9f32, -0.3, 0.1, 0.5, 0.95] {
-            assert!((cp_to_q(q_to_cp(q)) - q).abs() < 5e-3);
-        }
-        assert!(q_to_cp(1.0) > 10_000 && q_to_cp(-1.0) < -10_000);
     }
 
     #[test]
@@ -642,10 +481,8 @@ mod tests {
             )
             .unwrap();
         assert_eq!(r.best.unwrap().to_uci(), "a1a8");
-        assert_eq!(r.info.score, Score::Mate(1));
-        assert!(
-            r.info.uci_line().contains("score mate 1") && r.info.uci_line().ends_with("pv a1a8")
-        );
+        assert_eq!(r.info.mate, Some(1));
+        assert_eq!(r.info.pv, vec![r.best.unwrap()]);
     }
 
     /// `go nodes 18446744073709551615 movetime 5` (or `go infinite`) under the Gumbel
@@ -653,7 +490,7 @@ mod tests {
     /// unlimited budget, and the engine died of it (found by tests/uci_abuse.rs).
     #[test]
     fn gumbel_root_without_a_node_limit_starts_at_once() {
-        let cfg = SearchConfig { root_mode: selfplay::RootMode::Gumbel, ..SearchConfig::default() };
+        let cfg = SearchConfig { root_mode: crate::RootMode::Gumbel, ..SearchConfig::default() };
         let mut s = Searcher::new(Arc::new(UniformEvaluator), cfg, true, 1);
         let game = Game::new(Position::startpos());
         let t = Instant::now();

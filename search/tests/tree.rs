@@ -1,11 +1,11 @@
 //! Search finds what the rules alone decide: mates in one and two (one mating by a gate),
 //! and it avoids a stalemating move. Uniform evaluator, so only the rules guide it.
 
-use models::evaluator::UniformEvaluator;
+use search::evaluator::UniformEvaluator;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use schess::{Move, Position};
-use selfplay::{RootMode, SearchConfig, Tree};
+use search::{RootMode, SearchConfig, Tree};
 
 fn search(fen: &str, sims: u32, mode: RootMode) -> (Tree, Position) {
     let pos = Position::from_fen(fen).unwrap();
@@ -176,7 +176,7 @@ fn gumbel_policy_target_is_bounded_by_sigma() {
     let pos = Position::from_fen("4k3/8/8/3q4/8/8/3R4/4K3[] w - - 0 1").unwrap();
     let log_ratio = |cfg: &SearchConfig| {
         let mut tree = Tree::new(vec![pos.clone()]);
-        tree.search(&models::evaluator::MaterialEvaluator, cfg, 16, false, &mut SmallRng::seed_from_u64(3)).unwrap();
+        tree.search(&search::evaluator::MaterialEvaluator, cfg, 16, false, &mut SmallRng::seed_from_u64(3)).unwrap();
         let target = tree.policy_target(cfg, false);
         let (max, min) = target.iter().fold((0f32, 1f32), |(a, b), &p| (a.max(p), b.min(p)));
         (max / min).ln()
@@ -199,25 +199,4 @@ fn a_search_of_n_playouts_visits_the_moves_n_times() {
         let visits: u32 = tree.root_children().iter().map(|c| c.visits).sum();
         assert_eq!(visits, 16, "{mode:?}");
     }
-}
-
-/// Lead 9: a leaf's history reaches back far enough for the encoder to see a repetition
-/// beyond the fixed 12-position tail.
-#[test]
-fn leaf_history_covers_far_repetitions() {
-    let mut game = schess::Game::new(Position::from_fen("4k3/8/8/8/8/8/8/R3K3[] w - - 0 1").unwrap());
-    let (up, down) = (["a1a2", "a2a3", "a3a4", "a4a5", "a5a6", "a6a7"], ["a7a6", "a6a5", "a5a4", "a4a3", "a3a2", "a2a1"]);
-    for (i, m) in up.iter().chain(&down).enumerate() {
-        game.play_uci(m).unwrap();
-        game.play_uci(if i % 2 == 0 { "e8d8" } else { "d8e8" }).unwrap();
-    }
-    let mut tree = Tree::new(game.positions().to_vec());
-    let cfg = SearchConfig::default();
-    let leaf = tree.select_leaf(&cfg, false, 1).unwrap();
-    let mut from_leaf = vec![0.0; models::encoding::input_len(2)];
-    let mut from_game = vec![0.0; models::encoding::input_len(2)];
-    models::encoding::encode(&leaf.history, 2, &mut from_leaf);
-    models::encoding::encode(game.positions(), 2, &mut from_game);
-    assert!(leaf.history.len() > 12);
-    assert_eq!(from_leaf, from_game);
 }

@@ -7,11 +7,14 @@
 //! engine. [`UciEngine`] takes lines and writes replies to any `Write`, so a whole session
 //! can be scripted in-process (see the tests).
 
-use crate::search::{network_evaluator, Limits, SearchControl, SearchResult, Searcher};
-use models::evaluator::{Evaluator, UniformEvaluator};
+pub mod info;
+
+use models::load_evaluator;
+use search::{Limits, SearchControl, SearchResult, Searcher};
+use search::evaluator::{Evaluator, UniformEvaluator};
 use models::{DeviceChoice, Precision};
 use schess::{Color, Game, Position, Variant};
-use selfplay::{RootMode, SearchConfig};
+use search::{RootMode, SearchConfig};
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
@@ -278,7 +281,7 @@ impl UciEngine {
     /// the evaluator, or why the file cannot be used.
     pub fn load_weights(&mut self, path: &Path) -> Result<String, String> {
         self.finish_search();
-        let ev = network_evaluator(
+        let ev = load_evaluator(
             path,
             self.settings.device,
             self.settings.precision,
@@ -528,7 +531,7 @@ impl UciEngine {
         let spawned = std::thread::Builder::new()
             .name("search".into())
             .spawn(move || {
-                let mut report = |info: &crate::search::SearchInfo| out.line(&info.uci_line());
+                let mut report = |info: &search::SearchInfo| out.line(&info::info_line(info));
                 let result = searcher.search(&game, &limits, &ctl, &mut report);
                 out.line(&bestmove_line(&game, result, &out));
                 searcher

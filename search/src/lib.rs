@@ -1,0 +1,23 @@
+//! szero's one search, used by every program that searches: self-play, the gate and match
+//! players, the UCI engine, analysis.
+//!
+//! - [`evaluator`]: the interface search consults (priors and W/D/L for a batch of
+//!   positions), with the rules-only evaluators; networks implement it in `models`.
+//! - [`tree`]: the MCTS tree of one game (PUCT or a Gumbel root), driven one leaf at a
+//!   time so that many trees can share one evaluator call.
+//! - [`searcher`]: one search under playing limits (nodes, time, depth, stop, ponder), with
+//!   tree reuse between moves.
+//! - [`config`]: the search settings, and the checks every config table words its
+//!   errors with.
+//!
+//! Nothing here needs libtorch, so the search and its tests build and run without it.
+
+pub mod config;
+pub mod evaluator;
+pub mod searcher;
+pub mod tree;
+
+pub use config::{RootMode, SearchConfig};
+pub use evaluator::{Evaluation, Evaluator};
+pub use searcher::{Limits, SearchControl, SearchInfo, SearchResult, Searcher};
+pub use tree::{Leaf, RootChild, Tree};
