@@ -111,7 +111,8 @@ pub struct PipelineConfig {
 
 impl PipelineConfig {
     pub fn validate(&self) -> Result<(), String> {
-        let bad = |field: &str, allowed: &str, value: String| Err(format!("run.{field} must be {allowed}, got {value}"));
+        let bad =
+            |field: &str, allowed: &str, value: String| Err(format!("run.{field} must be {allowed}, got {value}"));
         if self.selfplay_log_games == 0 {
             return bad("selfplay_log_games", "at least 1", "0".into());
         }

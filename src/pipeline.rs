@@ -116,7 +116,11 @@ pub fn thread_budget(cfg: &RunConfig) -> String {
         ));
     }
     if cfg.run.train {
-        parts.push(format!("trainer {} torch threads + {} loaders", torch(cfg.train.torch_threads), cfg.train.loader_threads));
+        parts.push(format!(
+            "trainer {} torch threads + {} loaders",
+            torch(cfg.train.torch_threads),
+            cfg.train.loader_threads
+        ));
     }
     if cfg.run.gate && cfg.gate.mode != eval::GateMode::Always {
         parts.push(format!("gate {} workers x {} torch threads", cfg.gate.workers(), torch(cfg.gate.torch_threads)));
@@ -241,18 +245,32 @@ fn log_selfplay(tb: &mut TbWriter, stats: &SelfplayStats, step: u64, generation:
     let per_game = |n: u64| n as f64 / stats.games.max(1) as f64;
     let _ = tb.scalar("selfplay/elephant_gates_per_game", per_game(stats.elephant_gates), step);
     let _ = tb.scalar("selfplay/hawk_gates_per_game", per_game(stats.hawk_gates), step);
-    let _ = tb.scalar("selfplay/white_score", (stats.white_wins as f64 + 0.5 * stats.draws as f64) / stats.games.max(1) as f64, step);
+    let _ = tb.scalar(
+        "selfplay/white_score",
+        (stats.white_wins as f64 + 0.5 * stats.draws as f64) / stats.games.max(1) as f64,
+        step,
+    );
     let _ = tb.scalar("selfplay/generation", generation as f64, step);
     let _ = tb.flush();
 }
 
 /// Games in a directory's shards, from their headers.
 fn count_games(dir: &Path) -> u64 {
-    selfplay::shard::list(dir).unwrap_or_default().iter().filter_map(|p| selfplay::shard::read_header(p).ok()).map(|h| h.games as u64).sum()
+    selfplay::shard::list(dir)
+        .unwrap_or_default()
+        .iter()
+        .filter_map(|p| selfplay::shard::read_header(p).ok())
+        .map(|h| h.games as u64)
+        .sum()
 }
 
 fn train_stage(cfg: &RunConfig, run: &RunDir, status: &Status, stop: &AtomicBool) -> Result<()> {
-    let mut trainer = Trainer::open_with(&run.root, &cfg.train, &cfg.network.net_config(), Box::new(|w| eprintln!("szero run: trainer: {w}")))?;
+    let mut trainer = Trainer::open_with(
+        &run.root,
+        &cfg.train,
+        &cfg.network.net_config(),
+        Box::new(|w| eprintln!("szero run: trainer: {w}")),
+    )?;
     while !stop.load(Ordering::Relaxed) {
         let chunk = match cfg.run.max_steps {
             0 => cfg.run.train_chunk_steps,
@@ -290,9 +308,8 @@ fn train_stage(cfg: &RunConfig, run: &RunDir, status: &Status, stop: &AtomicBool
 
 /// Candidate files of a run, oldest first.
 fn candidates(run: &RunDir) -> Vec<PathBuf> {
-    let mut c: Vec<PathBuf> = std::fs::read_dir(run.candidates())
-        .map(|d| d.flatten().map(|e| e.path()).collect())
-        .unwrap_or_default();
+    let mut c: Vec<PathBuf> =
+        std::fs::read_dir(run.candidates()).map(|d| d.flatten().map(|e| e.path()).collect()).unwrap_or_default();
     c.retain(|p| {
         let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
         !name.starts_with('.') && name.ends_with(".safetensors")

@@ -47,4 +47,3 @@ pub fn make_evaluator(cfg: &RunConfig, net: Net, history: usize) -> Result<Box<d
         Box::new(NetEvaluator::with_copies(net, history, threads)?)
     })
 }
-

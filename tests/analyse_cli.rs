@@ -28,7 +28,8 @@ fn a_fen_in_text_and_json() {
     for want in ["position", "expected score", "material", "top 5 of 28 legal moves", "search", "pv"] {
         assert!(text.contains(want), "no {want:?} in:\n{text}");
     }
-    let json: serde_json::Value = serde_json::from_str(&analyse(&["--model", &model, "--fen", &fen, "--top", "40", "--json"])).unwrap();
+    let json: serde_json::Value =
+        serde_json::from_str(&analyse(&["--model", &model, "--fen", &fen, "--top", "40", "--json"])).unwrap();
     assert_eq!(json["fen"], fen);
     assert_eq!(json["legal_moves"], 28);
     let moves = json["moves"].as_array().unwrap();
@@ -50,7 +51,8 @@ fn a_pgn_position_and_bad_input() {
     let pgn = dir.path().join("g.pgn");
     std::fs::write(&pgn, "[Event \"t\"]\n[Variant \"Seirawan\"]\n\n1. e4 e5 2. Nf3/H Nc6 *\n").unwrap();
     let json: serde_json::Value =
-        serde_json::from_str(&analyse(&["--model", &model, "--pgn", pgn.to_str().unwrap(), "--ply", "2", "--json"])).unwrap();
+        serde_json::from_str(&analyse(&["--model", &model, "--pgn", pgn.to_str().unwrap(), "--ply", "2", "--json"]))
+            .unwrap();
     let mut p = schess::Position::startpos();
     for m in ["e2e4", "e7e5"] {
         p = p.play(p.parse_uci(m).unwrap()).unwrap();
@@ -58,7 +60,8 @@ fn a_pgn_position_and_bad_input() {
     assert_eq!(json["fen"], p.fen());
     assert_eq!(json["side_to_move"], "w");
     // The end of the game by default; and errors that name the problem.
-    let end: serde_json::Value = serde_json::from_str(&analyse(&["--model", &model, "--pgn", pgn.to_str().unwrap(), "--json"])).unwrap();
+    let end: serde_json::Value =
+        serde_json::from_str(&analyse(&["--model", &model, "--pgn", pgn.to_str().unwrap(), "--json"])).unwrap();
     assert_eq!(end["side_to_move"], "w");
     for (args, want) in [
         (vec!["--model", &model, "--pgn", pgn.to_str().unwrap(), "--ply", "9"], "the game has 4 plies"),

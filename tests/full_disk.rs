@@ -34,15 +34,10 @@ cp -a '{mnt}/run' '{d}/after-resume'
         smoke = SMOKE,
         d = d.display(),
     );
-    let out = Command::new("unshare")
-        .args(["--user", "--map-root-user", "--mount", "sh", "-c", &script])
-        .output();
+    let out = Command::new("unshare").args(["--user", "--map-root-user", "--mount", "sh", "-c", &script]).output();
     let status = match out {
         Ok(o) if o.status.code() == Some(97) || (!o.status.success() && !d.join("full.rc").exists()) => {
-            eprintln!(
-                "full-disk test not run: no private tmpfs here ({})",
-                String::from_utf8_lossy(&o.stderr).trim()
-            );
+            eprintln!("full-disk test not run: no private tmpfs here ({})", String::from_utf8_lossy(&o.stderr).trim());
             return;
         }
         Err(e) => {

@@ -39,7 +39,13 @@ fn h200_config_runs_on_the_cpu_with_a_tiny_network() {
     set(&mut cfg, "selfplay", "simulations", Integer(8));
     set(&mut cfg, "selfplay", "fast_simulations", Integer(2));
     set(&mut cfg, "selfplay", "max_plies", Integer(60));
-    for (key, v) in [("min_samples", 2000), ("window_min", 4000), ("batch_size", 512), ("candidate_every", 20), ("checkpoint_every", 20)] {
+    for (key, v) in [
+        ("min_samples", 2000),
+        ("window_min", 4000),
+        ("batch_size", 512),
+        ("candidate_every", 20),
+        ("checkpoint_every", 20),
+    ] {
         set(&mut cfg, "train", key, Integer(v));
     }
     for (key, v) in [("games", 4), ("nodes", 4)] {

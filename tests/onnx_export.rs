@@ -54,7 +54,13 @@ fn onnx_export_matches_szero_in_onnxruntime() {
     let weights = dir.path().join("net.safetensors");
     models::checkpoint::save(&net, &weights, models::FORMAT_VERSIONS, 7).unwrap();
     let out = dir.path().join("export");
-    let run = Command::new(SZERO).args(["export", "--format", "onnx", "--model"]).arg(&weights).arg("--out").arg(&out).output().unwrap();
+    let run = Command::new(SZERO)
+        .args(["export", "--format", "onnx", "--model"])
+        .arg(&weights)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
     let said = String::from_utf8_lossy(&run.stdout);
     assert!(run.status.success(), "{said}\n{}", String::from_utf8_lossy(&run.stderr));
     assert!(said.contains("model.onnx") && (said.contains("MB") || said.contains("kB")), "{said}");

@@ -17,9 +17,17 @@ fn python() -> String {
 
 #[test]
 fn selfplay_pgn_reads_back_with_pyffish() {
-    let cfg = SelfplayConfig { simulations: 8, fast_simulations: 4, max_plies: 120, threads: 2, games_per_thread: 3, ..SelfplayConfig::default() };
+    let cfg = SelfplayConfig {
+        simulations: 8,
+        fast_simulations: 4,
+        max_plies: 120,
+        threads: 2,
+        games_per_thread: 3,
+        ..SelfplayConfig::default()
+    };
     let (tx, rx) = mpsc::channel();
-    play(&cfg, &UniformEvaluator, &RunOptions { games: 6, generation: 0, seed: 11 }, &AtomicBool::new(false), tx).unwrap();
+    play(&cfg, &UniformEvaluator, &RunOptions { games: 6, generation: 0, seed: 11 }, &AtomicBool::new(false), tx)
+        .unwrap();
     let pgn: String = rx.into_iter().map(|r| selfplay::writer::pgn_of(&r).unwrap()).collect();
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("games.pgn");
@@ -30,6 +38,10 @@ fn selfplay_pgn_reads_back_with_pyffish() {
         .output()
         .expect("run the setup's python (scripts/setup installs it)");
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "pyffish could not read the PGN:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "pyffish could not read the PGN:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(stdout.contains("ok 6 games"), "{stdout}");
 }

@@ -46,9 +46,13 @@ fn wait(mut child: Child, limit: Duration) {
 /// Every artifact of a finished smoke run.
 fn check_run(run: &Path) {
     // The best network loads, and two generations were promoted.
-    let (net, meta) =
-        models::checkpoint::load(run.join("best.safetensors"), models::FORMAT_VERSIONS, models::tch::Device::Cpu, models::Precision::F32)
-            .expect("best network loads");
+    let (net, meta) = models::checkpoint::load(
+        run.join("best.safetensors"),
+        models::FORMAT_VERSIONS,
+        models::tch::Device::Cpu,
+        models::Precision::F32,
+    )
+    .expect("best network loads");
     assert_eq!(net.config().blocks, 1);
     assert!(meta.training_step > 0);
     let log = eval::gate::read_log(run).unwrap();

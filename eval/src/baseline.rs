@@ -17,10 +17,7 @@ pub struct RandomPlayer {
 
 impl RandomPlayer {
     pub fn new(name: impl Into<String>, seed: u64) -> Self {
-        RandomPlayer {
-            name: name.into(),
-            rng: SmallRng::seed_from_u64(seed),
-        }
+        RandomPlayer { name: name.into(), rng: SmallRng::seed_from_u64(seed) }
     }
 }
 
@@ -31,18 +28,12 @@ impl Player for RandomPlayer {
 
     fn choose(&mut self, game: &Game) -> Result<Move, PlayerError> {
         let moves = game.position().legal_moves();
-        moves
-            .choose(&mut self.rng)
-            .copied()
-            .ok_or_else(|| no_moves(game))
+        moves.choose(&mut self.rng).copied().ok_or_else(|| no_moves(game))
     }
 }
 
 fn no_moves(game: &Game) -> PlayerError {
-    PlayerError::Internal(anyhow::anyhow!(
-        "asked for a move in a finished game: {}",
-        game.position().fen()
-    ))
+    PlayerError::Internal(anyhow::anyhow!("asked for a move in a finished game: {}", game.position().fen()))
 }
 
 /// One-ply material greed: mates in one when it can, otherwise takes the move that leaves
@@ -61,10 +52,7 @@ const MATE: i32 = 100_000;
 
 impl GreedyPlayer {
     pub fn new(name: impl Into<String>, seed: u64) -> Self {
-        GreedyPlayer {
-            name: name.into(),
-            rng: SmallRng::seed_from_u64(seed),
-        }
+        GreedyPlayer { name: name.into(), rng: SmallRng::seed_from_u64(seed) }
     }
 
     /// The mover's score of `m`: material balance after it, +MATE for mate, -MATE if the
@@ -96,20 +84,9 @@ impl Player for GreedyPlayer {
     fn choose(&mut self, game: &Game) -> Result<Move, PlayerError> {
         let pos = game.position();
         let moves = pos.legal_moves();
-        let scored: Vec<(Move, i32)> = moves
-            .iter()
-            .map(|&m| (m, Self::score_move(pos, m)))
-            .collect();
-        let best = scored
-            .iter()
-            .map(|&(_, s)| s)
-            .max()
-            .ok_or_else(|| no_moves(game))?;
-        let top: Vec<Move> = scored
-            .iter()
-            .filter(|&&(_, s)| s == best)
-            .map(|&(m, _)| m)
-            .collect();
+        let scored: Vec<(Move, i32)> = moves.iter().map(|&m| (m, Self::score_move(pos, m))).collect();
+        let best = scored.iter().map(|&(_, s)| s).max().ok_or_else(|| no_moves(game))?;
+        let top: Vec<Move> = scored.iter().filter(|&&(_, s)| s == best).map(|&(m, _)| m).collect();
         Ok(*top.choose(&mut self.rng).expect("non-empty"))
     }
 }
@@ -129,10 +106,7 @@ mod tests {
         assert_eq!(g.choose(&game).unwrap().to_uci(), "d1d5");
         // Taking the pawn on a7 with the rook lets Black mate on e1 (Re8-e1#): avoid it.
         let pos = Position::from_fen("4r1k1/p4ppp/8/8/8/8/5PPP/R5K1[] w - - 0 1").unwrap();
-        assert_eq!(
-            GreedyPlayer::score_move(&pos, pos.parse_uci("a1a7").unwrap()),
-            -MATE
-        );
+        assert_eq!(GreedyPlayer::score_move(&pos, pos.parse_uci("a1a7").unwrap()), -MATE);
         let m = g.choose(&Game::new(pos)).unwrap();
         assert_ne!(m.to_uci(), "a1a7");
     }

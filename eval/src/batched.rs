@@ -13,16 +13,16 @@
 //! which positions are evaluated differs.
 
 use crate::match_runner::{
-    drive, natural_end, play_move, record_game, start_game, GameEnd, MatchConfig, MatchError,
-    MatchReport, PairSender, Progress, ResignTracker, Shared,
+    drive, natural_end, play_move, record_game, start_game, GameEnd, MatchConfig, MatchError, MatchReport, PairSender,
+    Progress, ResignTracker, Shared,
 };
 use crate::openings::{Opening, OpeningBook};
 use crate::player::{Player, PlayerError, PlayerFactory, PlayerSpec};
-use search::Searcher;
-use search::evaluator::Evaluator;
 use schess::{Color, Game, Position};
+use search::evaluator::Evaluator;
 use search::Leaf;
 use search::SearchConfig;
+use search::Searcher;
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -85,24 +85,9 @@ pub fn run_batched_match(
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<MatchReport, MatchError> {
     let players = [first, second];
-    drive(
-        first.name(),
-        second.name(),
-        book,
-        cfg,
-        cfg.concurrency.max(1),
-        stop,
-        progress,
-        &|worker, shared, tx| {
-            Worker {
-                players,
-                shared,
-                games: games_per_worker.max(2),
-                seed: cfg.seed ^ (worker as u64) << 32,
-            }
-            .run(tx)
-        },
-    )
+    drive(first.name(), second.name(), book, cfg, cfg.concurrency.max(1), stop, progress, &|worker, shared, tx| {
+        Worker { players, shared, games: games_per_worker.max(2), seed: cfg.seed ^ (worker as u64) << 32 }.run(tx)
+    })
 }
 
 /// A player of one game in flight.
@@ -159,9 +144,12 @@ impl Worker<'_> {
         let mut make = |p: usize| -> Result<SlotPlayer, MatchError> {
             let seed = self.seed ^ (salt | p as u64);
             Ok(match self.players[p] {
-                Side::Search(b) => SlotPlayer::Search(Searcher::new(b.evaluator.clone(), b.search.clone(), b.reuse, seed)),
+                Side::Search(b) => {
+                    SlotPlayer::Search(Searcher::new(b.evaluator.clone(), b.search.clone(), b.reuse, seed))
+                }
                 Side::Direct(f) => {
-                    let mut player = f.make(seed).map_err(|error| MatchError::Setup { player: f.name().to_string(), error })?;
+                    let mut player =
+                        f.make(seed).map_err(|error| MatchError::Setup { player: f.name().to_string(), error })?;
                     // Player p has White in game 0 of a pair if it is the first player.
                     let color = if (p == 0) == (index == 0) { Color::White } else { Color::Black };
                     if let Some(e) = start_game(&mut *player, color, game.start().variant())? {
@@ -194,8 +182,7 @@ impl Worker<'_> {
     fn run(&self, tx: &PairSender) -> Result<(), MatchError> {
         let adj = &self.shared.cfg.adjudication;
         let mut slots: Vec<Slot> = Vec::new();
-        let mut finished: HashMap<usize, [Option<crate::match_runner::GameRecord>; 2]> =
-            HashMap::new();
+        let mut finished: HashMap<usize, [Option<crate::match_runner::GameRecord>; 2]> = HashMap::new();
         let mut more_pairs = true;
         loop {
             if self.shared.halted() {
@@ -242,10 +229,7 @@ impl Worker<'_> {
                         let turn = slot.game.position().turn();
                         let r = s.finish(&slot.game).expect("search begun");
                         let m = r.best.ok_or_else(|| {
-                            internal(
-                                self.players[p].name(),
-                                format!("no move in {}", slot.game.position().fen()),
-                            )
+                            internal(self.players[p].name(), format!("no move in {}", slot.game.position().fen()))
                         })?;
                         slot.game.play_unchecked(m);
                         slot.searching = None;
@@ -263,14 +247,9 @@ impl Worker<'_> {
                 if batch.is_empty() {
                     continue;
                 }
-                let histories: Vec<&[Position]> = batch
-                    .iter()
-                    .map(|(_, leaf)| leaf.history.as_slice())
-                    .collect();
-                let evals = player
-                    .evaluator
-                    .evaluate(&histories)
-                    .map_err(|e| internal(&player.name, format!("{e:#}")))?;
+                let histories: Vec<&[Position]> = batch.iter().map(|(_, leaf)| leaf.history.as_slice()).collect();
+                let evals =
+                    player.evaluator.evaluate(&histories).map_err(|e| internal(&player.name, format!("{e:#}")))?;
                 for ((i, leaf), eval) in batch.iter().zip(&evals) {
                     slots[*i].searcher(p).apply(leaf, eval);
                 }
@@ -310,18 +289,15 @@ impl Worker<'_> {
 }
 
 fn internal(player: &str, msg: String) -> MatchError {
-    MatchError::Player {
-        player: player.to_string(),
-        error: PlayerError::Internal(anyhow::anyhow!(msg)),
-    }
+    MatchError::Player { player: player.to_string(), error: PlayerError::Internal(anyhow::anyhow!(msg)) }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::match_runner::{verify_record, Adjudication};
-    use search::evaluator::UniformEvaluator;
     use schess::Variant;
+    use search::evaluator::UniformEvaluator;
 
     fn uniform(name: &str, nodes: u64) -> BatchedPlayer {
         BatchedPlayer {
@@ -335,18 +311,11 @@ mod tests {
 
     #[test]
     fn batched_games_are_legal_and_complete() {
-        let book = OpeningBook::Random {
-            variant: Variant::Seirawan,
-            plies: 4,
-            seed: 5,
-        };
+        let book = OpeningBook::Random { variant: Variant::Seirawan, plies: 4, seed: 5 };
         let cfg = MatchConfig {
             games: 12,
             concurrency: 2,
-            adjudication: Adjudication {
-                max_plies: 80,
-                ..Adjudication::default()
-            },
+            adjudication: Adjudication { max_plies: 80, ..Adjudication::default() },
             ..MatchConfig::default()
         };
         let r = run_batched_match(
@@ -373,18 +342,11 @@ mod tests {
 
     #[test]
     fn a_search_against_a_direct_player() {
-        let book = OpeningBook::Random {
-            variant: Variant::Seirawan,
-            plies: 4,
-            seed: 3,
-        };
+        let book = OpeningBook::Random { variant: Variant::Seirawan, plies: 4, seed: 3 };
         let cfg = MatchConfig {
             games: 8,
             concurrency: 2,
-            adjudication: Adjudication {
-                max_plies: 60,
-                ..Adjudication::default()
-            },
+            adjudication: Adjudication { max_plies: 60, ..Adjudication::default() },
             ..MatchConfig::default()
         };
         let greedy = PlayerFactory::new("greedy".parse().unwrap()).unwrap();
@@ -411,19 +373,12 @@ mod tests {
     #[test]
     fn same_moves_as_the_one_at_a_time_player() {
         // Deterministic search: batching must not change a single move.
-        use crate::player::Player;
         use crate::mcts_player::MctsPlayer;
-        let book = OpeningBook::Random {
-            variant: Variant::Seirawan,
-            plies: 2,
-            seed: 9,
-        };
+        use crate::player::Player;
+        let book = OpeningBook::Random { variant: Variant::Seirawan, plies: 2, seed: 9 };
         let cfg = MatchConfig {
             games: 2,
-            adjudication: Adjudication {
-                max_plies: 30,
-                ..Adjudication::default()
-            },
+            adjudication: Adjudication { max_plies: 30, ..Adjudication::default() },
             ..MatchConfig::default()
         };
         let r = run_batched_match(
@@ -437,29 +392,11 @@ mod tests {
         )
         .unwrap();
         let g = r.games.iter().find(|g| g.first_is_white).unwrap();
-        let mut a = MctsPlayer::new(
-            "a".into(),
-            Arc::new(UniformEvaluator),
-            SearchConfig::default(),
-            24,
-            true,
-            0,
-        );
-        let mut b = MctsPlayer::new(
-            "b".into(),
-            Arc::new(UniformEvaluator),
-            SearchConfig::default(),
-            40,
-            true,
-            0,
-        );
+        let mut a = MctsPlayer::new("a".into(), Arc::new(UniformEvaluator), SearchConfig::default(), 24, true, 0);
+        let mut b = MctsPlayer::new("b".into(), Arc::new(UniformEvaluator), SearchConfig::default(), 40, true, 0);
         let mut game = book.get(0).game();
         for &m in &g.moves[g.opening_plies..] {
-            let p: &mut dyn Player = if game.position().turn() == Color::White {
-                &mut a
-            } else {
-                &mut b
-            };
+            let p: &mut dyn Player = if game.position().turn() == Color::White { &mut a } else { &mut b };
             assert_eq!(p.choose(&game).unwrap(), m, "after {:?}", game.moves());
             game.play(m).unwrap();
         }

@@ -94,11 +94,7 @@ impl Default for GateConfig {
             openings: None,
             random_plies: 8,
             seed: 0,
-            adjudication: Adjudication {
-                max_plies: 400,
-                resign_score: 0.95,
-                resign_moves: 4,
-            },
+            adjudication: Adjudication { max_plies: 400, resign_score: 0.95, resign_moves: 4 },
             device: DeviceChoice::Auto,
             precision: Precision::Auto,
             cache_entries: 200_000,
@@ -124,9 +120,7 @@ impl GateConfig {
             }
         }
         if self.mode == GateMode::Sprt {
-            self.sprt
-                .validate()
-                .map_err(|e| format!("gate.sprt: {e}"))?;
+            self.sprt.validate().map_err(|e| format!("gate.sprt: {e}"))?;
         }
         if !(0.0..=1.0).contains(&self.score_threshold) {
             return Err(format!("gate.score_threshold must be in [0, 1], got {}", self.score_threshold));
@@ -150,23 +144,15 @@ mod tests {
 
     #[test]
     fn serde_defaults_and_unknown_fields() {
-        let c: GateConfig =
-            serde_json::from_str(r#"{"mode": "fixed", "games": 10, "sprt": {"elo1": 5.0}}"#)
-                .unwrap();
+        let c: GateConfig = serde_json::from_str(r#"{"mode": "fixed", "games": 10, "sprt": {"elo1": 5.0}}"#).unwrap();
         assert_eq!(c.mode, GateMode::Fixed);
         assert_eq!(c.games, 10);
         assert_eq!(c.sprt.elo1, 5.0);
         assert_eq!(c.sprt.alpha, SprtConfig::default().alpha);
         assert!(serde_json::from_str::<GateConfig>(r#"{"gams": 10}"#).is_err());
         assert!(GateConfig::default().validate().is_ok());
-        let bad = GateConfig {
-            sprt: SprtConfig {
-                elo0: 5.0,
-                elo1: 0.0,
-                ..SprtConfig::default()
-            },
-            ..GateConfig::default()
-        };
+        let bad =
+            GateConfig { sprt: SprtConfig { elo0: 5.0, elo1: 0.0, ..SprtConfig::default() }, ..GateConfig::default() };
         assert!(bad.validate().is_err());
     }
 }

@@ -26,17 +26,11 @@ const CHANNEL_LINES: usize = 4096;
 #[derive(Debug, thiserror::Error)]
 pub enum EngineError {
     #[error("cannot start `{command}`: {error}")]
-    Spawn {
-        command: String,
-        error: std::io::Error,
-    },
+    Spawn { command: String, error: std::io::Error },
     #[error("engine exited (stdout closed{})", status.as_deref().map(|s| format!(", {s}")).unwrap_or_default())]
     Exited { status: Option<String> },
     #[error("no `{waiting_for}` within {after:?}")]
-    Timeout {
-        waiting_for: &'static str,
-        after: Duration,
-    },
+    Timeout { waiting_for: &'static str, after: Duration },
     #[error("cannot write to the engine: {0}")]
     Write(std::io::Error),
 }
@@ -50,10 +44,7 @@ pub fn find_program(command: &str) -> Option<PathBuf> {
     }
     let path = std::env::var_os("PATH").unwrap_or_default();
     std::env::split_paths(&path)
-        .chain([
-            PathBuf::from("/usr/games"),
-            PathBuf::from("/usr/local/games"),
-        ])
+        .chain([PathBuf::from("/usr/games"), PathBuf::from("/usr/local/games")])
         .map(|d| d.join(command))
         .find(|p| p.is_file())
 }
@@ -69,11 +60,7 @@ pub struct EngineProcess {
 
 impl EngineProcess {
     /// Starts the program and completes the `uci`/`uciok` handshake within `timeout`.
-    pub fn start(
-        command: &str,
-        args: &[String],
-        timeout: Duration,
-    ) -> Result<EngineProcess, EngineError> {
+    pub fn start(command: &str, args: &[String], timeout: Duration) -> Result<EngineProcess, EngineError> {
         let program = find_program(command).unwrap_or_else(|| PathBuf::from(command));
         let mut child = Command::new(&program)
             .args(args)
@@ -81,10 +68,7 @@ impl EngineProcess {
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
-            .map_err(|error| EngineError::Spawn {
-                command: command.to_string(),
-                error,
-            })?;
+            .map_err(|error| EngineError::Spawn { command: command.to_string(), error })?;
         let stdin = child.stdin.take().expect("piped stdin");
         let stdout = child.stdout.take().expect("piped stdout");
         let (tx, lines) = sync_channel(CHANNEL_LINES);
@@ -98,9 +82,7 @@ impl EngineProcess {
                     match reader.by_ref().take(MAX_LINE).read_until(b'\n', &mut buf) {
                         Ok(0) | Err(_) => break,
                         Ok(_) => {
-                            let line = String::from_utf8_lossy(&buf)
-                                .trim_end_matches(['\r', '\n'])
-                                .to_string();
+                            let line = String::from_utf8_lossy(&buf).trim_end_matches(['\r', '\n']).to_string();
                             if tx.send(line).is_err() {
                                 break;
                             }
@@ -108,16 +90,8 @@ impl EngineProcess {
                     }
                 }
             })
-            .map_err(|error| EngineError::Spawn {
-                command: command.to_string(),
-                error,
-            })?;
-        let mut p = EngineProcess {
-            child,
-            stdin,
-            lines,
-            id_name: None,
-        };
+            .map_err(|error| EngineError::Spawn { command: command.to_string(), error })?;
+        let mut p = EngineProcess { child, stdin, lines, id_name: None };
         p.send("uci")?;
         let deadline = Instant::now() + timeout;
         let mut id_name = None;
@@ -133,9 +107,7 @@ impl EngineProcess {
 
     /// Sends one command line.
     pub fn send(&mut self, line: &str) -> Result<(), EngineError> {
-        writeln!(self.stdin, "{line}")
-            .and_then(|()| self.stdin.flush())
-            .map_err(EngineError::Write)
+        writeln!(self.stdin, "{line}").and_then(|()| self.stdin.flush()).map_err(EngineError::Write)
     }
 
     /// Reads lines until `done` accepts one (which is returned) or the deadline passes.
@@ -152,10 +124,7 @@ impl EngineProcess {
                 Ok(line) if done(&line) => return Ok(line),
                 Ok(_) => {}
                 Err(RecvTimeoutError::Timeout) => {
-                    return Err(EngineError::Timeout {
-                        waiting_for: what,
-                        after: start.elapsed(),
-                    })
+                    return Err(EngineError::Timeout { waiting_for: what, after: start.elapsed() })
                 }
                 Err(RecvTimeoutError::Disconnected) => {
                     let status = self.wait_exit(Duration::from_millis(200));
@@ -168,10 +137,7 @@ impl EngineProcess {
     /// `isready` / `readyok` within `timeout`.
     pub fn sync(&mut self, timeout: Duration) -> Result<(), EngineError> {
         self.send("isready")?;
-        self.wait_for("readyok", Instant::now() + timeout, |l| {
-            l.trim() == "readyok"
-        })
-        .map(drop)
+        self.wait_for("readyok", Instant::now() + timeout, |l| l.trim() == "readyok").map(drop)
     }
 
     fn wait_exit(&mut self, grace: Duration) -> Option<String> {
@@ -212,14 +178,8 @@ pub struct UciEnginePlayer {
 impl UciEnginePlayer {
     /// Starts the engine now, so that a wrong command fails before any game.
     pub fn start(name: String, spec: EngineSpec) -> Result<UciEnginePlayer, EngineError> {
-        let mut p = UciEnginePlayer {
-            name,
-            spec,
-            process: None,
-            variant: Variant::Seirawan,
-            last_score: None,
-            starts: 0,
-        };
+        let mut p =
+            UciEnginePlayer { name, spec, process: None, variant: Variant::Seirawan, last_score: None, starts: 0 };
         p.ensure_running()?;
         Ok(p)
     }
@@ -234,19 +194,11 @@ impl UciEnginePlayer {
 
     fn ensure_running(&mut self) -> Result<&mut EngineProcess, EngineError> {
         if self.process.is_none() {
-            let mut p =
-                EngineProcess::start(&self.spec.command, &self.spec.args, self.init_timeout())?;
+            let mut p = EngineProcess::start(&self.spec.command, &self.spec.args, self.init_timeout())?;
             self.starts += 1;
-            let sets_variant = self
-                .spec
-                .options
-                .iter()
-                .any(|(k, _)| k.eq_ignore_ascii_case("UCI_Variant"));
+            let sets_variant = self.spec.options.iter().any(|(k, _)| k.eq_ignore_ascii_case("UCI_Variant"));
             if !sets_variant {
-                p.send(&format!(
-                    "setoption name UCI_Variant value {}",
-                    self.variant.name()
-                ))?;
+                p.send(&format!("setoption name UCI_Variant value {}", self.variant.name()))?;
             }
             for (k, v) in &self.spec.options {
                 p.send(&format!("setoption name {k} value {v}"))?;
@@ -346,9 +298,7 @@ impl Player for UciEnginePlayer {
             return Err(PlayerError::Protocol(format!("`{line}` names no move")));
         };
         game.position().parse_uci(text).map_err(|e| match e {
-            schess::UciError::Syntax(_) => {
-                PlayerError::Protocol(format!("malformed move `{text}` in `{line}`"))
-            }
+            schess::UciError::Syntax(_) => PlayerError::Protocol(format!("malformed move `{text}` in `{line}`")),
             schess::UciError::Illegal { .. } => PlayerError::IllegalMove {
                 mv: text.to_string(),
                 reason: format!("not legal in {}", game.position().fen()),
@@ -369,10 +319,7 @@ mod tests {
     fn finds_programs_and_parses_scores() {
         assert!(find_program("sh").is_some());
         assert!(find_program("no-such-program-szero").is_none());
-        assert_eq!(
-            UciEnginePlayer::parse_score("info depth 3 score mate -2 pv a2a3"),
-            Some(-1.0)
-        );
+        assert_eq!(UciEnginePlayer::parse_score("info depth 3 score mate -2 pv a2a3"), Some(-1.0));
         let q = UciEnginePlayer::parse_score("info depth 3 score cp 90 nodes 5").unwrap();
         assert!((q - 0.5).abs() < 0.01, "{q}");
         assert_eq!(UciEnginePlayer::parse_score("info string score cp x"), None);
@@ -380,9 +327,7 @@ mod tests {
 
     #[test]
     fn missing_program_is_a_spawn_error() {
-        let e = EngineProcess::start("no-such-program-szero", &[], Duration::from_secs(1))
-            .err()
-            .unwrap();
+        let e = EngineProcess::start("no-such-program-szero", &[], Duration::from_secs(1)).err().unwrap();
         assert!(matches!(e, EngineError::Spawn { .. }), "{e}");
     }
 }

@@ -14,8 +14,8 @@ use crate::batched::{run_batched_match, BatchedPlayer, Side};
 use crate::config::{GateConfig, GateMode};
 use crate::match_runner::{MatchConfig, MatchEnd, MatchError, Progress};
 use crate::openings::{load_epd, OpeningBook, OpeningError};
-use models::load_evaluator;
 use crate::stats::{EloEstimate, Pentanomial, SprtDecision, SprtStatus, Wdl};
+use models::load_evaluator;
 use schess::Variant;
 use serde::{Deserialize, Serialize};
 use std::io::Write;
@@ -73,10 +73,7 @@ pub enum GateError {
     #[error("invalid gate configuration: {0}")]
     Config(String),
     #[error("{}: {error}", path.display())]
-    Io {
-        path: PathBuf,
-        error: std::io::Error,
-    },
+    Io { path: PathBuf, error: std::io::Error },
     #[error("{}:{line}: not a gate decision ({reason}); the log is damaged: restore it or remove that line", path.display())]
     Log { path: PathBuf, line: usize, reason: String },
     #[error("{}: not a usable network: {error:#}", path.display())]
@@ -110,18 +107,11 @@ pub fn run_gate_with(
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<GateDecision, GateError> {
     let gate_dir = run_dir.join(GATE_DIR);
-    std::fs::create_dir_all(&gate_dir).map_err(|error| GateError::Io {
-        path: gate_dir.clone(),
-        error,
-    })?;
+    std::fs::create_dir_all(&gate_dir).map_err(|error| GateError::Io { path: gate_dir.clone(), error })?;
     let run_best = run_dir.join(BEST_FILE);
-    let best = best
-        .map(Path::to_path_buf)
-        .or_else(|| run_best.exists().then(|| run_best.clone()));
+    let best = best.map(Path::to_path_buf).or_else(|| run_best.exists().then(|| run_best.clone()));
     let pgn = cfg.save_pgn.then(|| {
-        let stem = candidate
-            .file_stem()
-            .map_or("candidate".into(), |s| s.to_string_lossy().into_owned());
+        let stem = candidate.file_stem().map_or("candidate".into(), |s| s.to_string_lossy().into_owned());
         gate_dir.join(format!("{}-{stem}.pgn", unix_now()))
     });
     let mut decision = test_candidate(candidate, best.as_deref(), cfg, stop, pgn, progress)?;
@@ -148,10 +138,7 @@ pub fn test_candidate(
     let step = |p: &Path| {
         models::checkpoint::read_metadata(p)
             .map(|m| m.training_step)
-            .map_err(|e| GateError::Network {
-                path: p.to_path_buf(),
-                error: e.into(),
-            })
+            .map_err(|e| GateError::Network { path: p.to_path_buf(), error: e.into() })
     };
     let candidate_step = step(candidate)?;
     let best_step = best.map(step).transpose()?;
@@ -185,28 +172,15 @@ pub fn test_candidate(
 
     let player = |path: &Path, name: String| -> Result<BatchedPlayer, GateError> {
         let evaluator = load_evaluator(path, cfg.device, cfg.precision, cfg.cache_entries, None)
-            .map_err(|error| GateError::Network {
-                path: path.to_path_buf(),
-                error,
-            })?;
-        Ok(BatchedPlayer {
-            name,
-            evaluator,
-            nodes: cfg.nodes,
-            search: cfg.search.clone(),
-            reuse: cfg.reuse_tree,
-        })
+            .map_err(|error| GateError::Network { path: path.to_path_buf(), error })?;
+        Ok(BatchedPlayer { name, evaluator, nodes: cfg.nodes, search: cfg.search.clone(), reuse: cfg.reuse_tree })
     };
     let first = player(candidate, format!("candidate-{candidate_step}"))?;
     let second = player(best, format!("best-{}", best_step.unwrap_or(0)))?;
     let seed = cfg.seed ^ candidate_step.wrapping_mul(0x9E37_79B9_7F4A_7C15);
     let book = match &cfg.openings {
         Some(path) => OpeningBook::List(load_epd(path, Variant::Seirawan)?).shuffled(seed),
-        None => OpeningBook::Random {
-            variant: Variant::Seirawan,
-            plies: cfg.random_plies,
-            seed,
-        },
+        None => OpeningBook::Random { variant: Variant::Seirawan, plies: cfg.random_plies, seed },
     };
     let concurrency = cfg.workers();
     let match_cfg = MatchConfig {
@@ -247,11 +221,7 @@ pub fn test_candidate(
         (MatchEnd::Aborted, ..) => {
             d.passed = false;
             d.aborted = true;
-            d.reason = format!(
-                "stopped after {} of {} games",
-                report.wdl.games(),
-                cfg.games.div_ceil(2) * 2
-            );
+            d.reason = format!("stopped after {} of {} games", report.wdl.games(), cfg.games.div_ceil(2) * 2);
         }
         (_, GateMode::Sprt, Some(SprtDecision::AcceptH1)) => d.reason = "SPRT accepted H1".into(),
         (_, GateMode::Sprt, Some(SprtDecision::AcceptH0)) => {
@@ -286,9 +256,7 @@ fn finish(mut d: GateDecision, started: Instant) -> GateDecision {
 }
 
 fn unix_now() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
 
 /// Makes `candidate` the run's best network atomically (see the module docs).
@@ -298,10 +266,7 @@ pub fn promote(run_dir: &Path, candidate: &Path) -> Result<(), GateError> {
         std::fs::copy(candidate, tmp)?;
         std::fs::File::open(tmp)?.sync_all()
     })
-    .map_err(|error| GateError::Io {
-        path: target,
-        error,
-    })
+    .map_err(|error| GateError::Io { path: target, error })
 }
 
 /// Appends one decision to `gate/log.jsonl` as a single write of a whole line, then syncs.
@@ -310,20 +275,11 @@ pub fn promote(run_dir: &Path, candidate: &Path) -> Result<(), GateError> {
 pub fn append_log(run_dir: &Path, decision: &GateDecision) -> Result<(), GateError> {
     repair_log(run_dir)?;
     let path = run_dir.join(GATE_DIR).join(LOG_FILE);
-    let io = |error| GateError::Io {
-        path: path.clone(),
-        error,
-    };
+    let io = |error| GateError::Io { path: path.clone(), error };
     let mut line = serde_json::to_string(decision).map_err(|e| io(e.into()))?;
     line.push('\n');
-    let mut f = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&path)
-        .map_err(io)?;
-    f.write_all(line.as_bytes())
-        .and_then(|()| f.sync_data())
-        .map_err(io)
+    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&path).map_err(io)?;
+    f.write_all(line.as_bytes()).and_then(|()| f.sync_data()).map_err(io)
 }
 
 /// Cuts a torn last line (a write that a crash interrupted: no final newline) off the
@@ -461,41 +417,26 @@ mod tests {
             random_plies: 2,
             score_threshold: 0.0,
             device: models::DeviceChoice::Cpu,
-            adjudication: crate::match_runner::Adjudication {
-                max_plies: 16,
-                ..Default::default()
-            },
+            adjudication: crate::match_runner::Adjudication { max_plies: 16, ..Default::default() },
             ..GateConfig::default()
         };
         let stop = AtomicBool::new(false);
         let d = run_gate(run, &a, &cfg, &stop).unwrap();
         assert!(d.passed && d.promoted && d.best.is_none(), "{d:?}");
-        assert_eq!(
-            std::fs::read(run.join(BEST_FILE)).unwrap(),
-            std::fs::read(&a).unwrap()
-        );
+        assert_eq!(std::fs::read(run.join(BEST_FILE)).unwrap(), std::fs::read(&a).unwrap());
 
         let d = run_gate(run, &b, &cfg, &stop).unwrap();
         assert_eq!(d.wdl.games(), 2);
         assert!(d.passed && d.promoted, "{d:?}");
         assert_eq!((d.candidate_step, d.best_step), (Some(20), Some(10)));
-        assert_eq!(
-            std::fs::read(run.join(BEST_FILE)).unwrap(),
-            std::fs::read(&b).unwrap()
-        );
+        assert_eq!(std::fs::read(run.join(BEST_FILE)).unwrap(), std::fs::read(&b).unwrap());
         assert!(d.pgn.as_ref().is_some_and(|p| p.exists()));
 
         // A threshold it does not reach (every game won) keeps the best network.
-        let strict = GateConfig {
-            score_threshold: 1.0,
-            ..cfg.clone()
-        };
+        let strict = GateConfig { score_threshold: 1.0, ..cfg.clone() };
         let d = run_gate(run, &a, &strict, &stop).unwrap();
         assert!(!d.passed && !d.promoted);
-        assert_eq!(
-            std::fs::read(run.join(BEST_FILE)).unwrap(),
-            std::fs::read(&b).unwrap()
-        );
+        assert_eq!(std::fs::read(run.join(BEST_FILE)).unwrap(), std::fs::read(&b).unwrap());
 
         // Stopped from outside: nothing promoted, recorded as aborted.
         let d = run_gate(run, &a, &cfg, &AtomicBool::new(true)).unwrap();
@@ -503,10 +444,7 @@ mod tests {
 
         let log = read_log(run).unwrap();
         assert_eq!(log.len(), 4);
-        assert_eq!(
-            log.iter().map(|d| d.promoted).collect::<Vec<_>>(),
-            [true, true, false, false]
-        );
+        assert_eq!(log.iter().map(|d| d.promoted).collect::<Vec<_>>(), [true, true, false, false]);
         // No temporary files left behind.
         let leftovers: Vec<_> = std::fs::read_dir(run)
             .unwrap()
@@ -521,13 +459,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let bogus = dir.path().join("x.safetensors");
         std::fs::write(&bogus, b"nope").unwrap();
-        let e = run_gate(
-            dir.path(),
-            &bogus,
-            &GateConfig::default(),
-            &AtomicBool::new(false),
-        )
-        .unwrap_err();
+        let e = run_gate(dir.path(), &bogus, &GateConfig::default(), &AtomicBool::new(false)).unwrap_err();
         assert!(matches!(e, GateError::Network { .. }), "{e}");
     }
 }

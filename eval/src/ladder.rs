@@ -10,8 +10,8 @@
 //! ladder that is run again (after more training, or after an interruption) plays only
 //! what it has not measured yet.
 
-use crate::clock::RunClock;
 use crate::batched::{run_batched_match, BatchedPlayer, Side};
+use crate::clock::RunClock;
 use crate::gate::{read_log, BEST_FILE};
 use crate::match_runner::{Adjudication, MatchConfig, MatchReport};
 use crate::openings::OpeningBook;
@@ -113,8 +113,7 @@ pub fn networks(run: &Path, candidates: bool) -> anyhow::Result<Vec<LadderNetwor
     let starts = crate::clock::read_starts(run).map_err(|e| anyhow::anyhow!("{}: {e}", run.display()))?;
     let clock = RunClock::new(file_times[0], &starts, &file_times);
     let entry = |label: String, path: PathBuf, generation: Option<u32>| -> anyhow::Result<LadderNetwork> {
-        let meta = models::checkpoint::read_metadata(&path)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        let meta = models::checkpoint::read_metadata(&path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
         let minutes = clock.minutes(modified(&path)?);
         Ok(LadderNetwork { label, path, generation, training_step: meta.training_step, minutes })
     };
@@ -155,9 +154,7 @@ fn safetensors_in(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
 }
 
 fn modified(path: &Path) -> anyhow::Result<SystemTime> {
-    std::fs::metadata(path)
-        .and_then(|m| m.modified())
-        .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+    std::fs::metadata(path).and_then(|m| m.modified()).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
 }
 
 /// Plays `network` against `rung` (a player spec) under `settings`; `concurrency` worker
@@ -252,7 +249,9 @@ impl Ladder {
 
     /// Adds (or replaces) a point.
     pub fn put(&mut self, point: LadderPoint) {
-        self.points.retain(|p| !(p.network.path == point.network.path && p.rung == point.rung && p.settings == point.settings));
+        self.points.retain(|p| {
+            !(p.network.path == point.network.path && p.rung == point.rung && p.settings == point.settings)
+        });
         self.points.push(point);
     }
 
@@ -320,7 +319,8 @@ mod tests {
         assert_eq!(networks(run, false).unwrap().len(), 1);
         let all = networks(run, true).unwrap();
         assert_eq!(all.iter().map(|n| n.training_step).collect::<Vec<_>>(), [0, 100, 200]);
-        let settings = LadderSettings { nodes: 4, games: 2, max_plies: 20, random_plies: 2, ..LadderSettings::default() };
+        let settings =
+            LadderSettings { nodes: 4, games: 2, max_plies: 20, random_plies: 2, ..LadderSettings::default() };
         let stop = AtomicBool::new(false);
         let p = play_point(&all[1], "random", &settings, 1, 2, &stop).unwrap();
         assert_eq!(p.wdl.games(), 2);
@@ -335,7 +335,10 @@ mod tests {
         let back = Ladder::load(&file).unwrap();
         assert_eq!(back.points.len(), 1);
         let (a, b) = (&back.points[0], &ladder.points[0]);
-        assert_eq!((&a.network.path, &a.rung, &a.settings, a.wdl, a.pentanomial), (&b.network.path, &b.rung, &b.settings, b.wdl, b.pentanomial));
+        assert_eq!(
+            (&a.network.path, &a.rung, &a.settings, a.wdl, a.pentanomial),
+            (&b.network.path, &b.rung, &b.settings, b.wdl, b.pentanomial)
+        );
         assert!(back.find(&all[1], "random", &settings).is_some(), "read back, the point is found again");
         let md = back.markdown(&all, &["random".into()], &settings);
         assert!(md.contains("| step-000000100 | 100 |"), "{md}");

@@ -4,9 +4,7 @@
 
 use crate::openings::{Opening, OpeningBook};
 use crate::player::{Player, PlayerError, PlayerFactory};
-use crate::stats::{
-    elo_estimate, EloEstimate, Pentanomial, SprtConfig, SprtDecision, SprtStatus, Wdl,
-};
+use crate::stats::{elo_estimate, EloEstimate, Pentanomial, SprtConfig, SprtDecision, SprtStatus, Wdl};
 use schess::{Color, Game, GameResult, Move, Outcome, Position};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -33,11 +31,7 @@ pub struct Adjudication {
 
 impl Default for Adjudication {
     fn default() -> Self {
-        Adjudication {
-            max_plies: 400,
-            resign_score: 0.0,
-            resign_moves: 4,
-        }
+        Adjudication { max_plies: 400, resign_score: 0.0, resign_moves: 4 }
     }
 }
 
@@ -131,11 +125,7 @@ impl GameRecord {
 
     /// The first player's half-points: 0, 1 or 2.
     pub fn first_half_points(&self) -> u8 {
-        let first = if self.first_is_white {
-            Color::White
-        } else {
-            Color::Black
-        };
+        let first = if self.first_is_white { Color::White } else { Color::Black };
         match self.winner {
             None => 1,
             Some(c) if c == first => 2,
@@ -198,10 +188,7 @@ impl MatchReport {
         self.wdl.add_half_points(y);
         self.pentanomial.add_pair(x, y);
         for g in &games {
-            *self
-                .terminations
-                .entry(g.termination.pgn_tag().to_string())
-                .or_default() += 1;
+            *self.terminations.entry(g.termination.pgn_tag().to_string()).or_default() += 1;
         }
         self.games.extend(games);
         self.elo = elo_estimate(&self.pentanomial.0);
@@ -258,17 +245,9 @@ impl MatchReport {
             100.0 * e.los
         );
         if let Some(t) = &self.sprt {
-            let _ = writeln!(
-                s,
-                "SPRT: LLR {:.2} [{:.2}, {:.2}] {:?}",
-                t.llr, t.lower, t.upper, t.decision
-            );
+            let _ = writeln!(s, "SPRT: LLR {:.2} [{:.2}, {:.2}] {:?}", t.llr, t.lower, t.upper, t.decision);
         }
-        let terms: Vec<String> = self
-            .terminations
-            .iter()
-            .map(|(k, v)| format!("{k} {v}"))
-            .collect();
+        let terms: Vec<String> = self.terminations.iter().map(|(k, v)| format!("{k} {v}")).collect();
         let _ = write!(
             s,
             "ended: {:?}; games by termination: {}; {:.1}s",
@@ -299,10 +278,7 @@ pub enum MatchError {
     #[error("player {player} failed (not its fault, so the match stops): {error}")]
     Player { player: String, error: PlayerError },
     #[error("{}: {error}", path.display())]
-    Io {
-        path: PathBuf,
-        error: std::io::Error,
-    },
+    Io { path: PathBuf, error: std::io::Error },
     #[error("invalid match settings: {0}")]
     Config(String),
 }
@@ -318,58 +294,27 @@ pub fn run_match(
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<MatchReport, MatchError> {
     let workers = cfg.concurrency.max(1);
-    drive(
-        first.name(),
-        second.name(),
-        book,
-        cfg,
-        workers,
-        stop,
-        progress,
-        &|worker, shared, tx| {
-            let seed = cfg
-                .seed
-                .wrapping_mul(0x2545_F491_4F6C_DD1D)
-                .wrapping_add(worker as u64 * 2);
-            let make = |f: &PlayerFactory, s: u64| {
-                f.make(s).map_err(|error| MatchError::Setup {
-                    player: f.name().to_string(),
-                    error,
-                })
+    drive(first.name(), second.name(), book, cfg, workers, stop, progress, &|worker, shared, tx| {
+        let seed = cfg.seed.wrapping_mul(0x2545_F491_4F6C_DD1D).wrapping_add(worker as u64 * 2);
+        let make = |f: &PlayerFactory, s: u64| {
+            f.make(s).map_err(|error| MatchError::Setup { player: f.name().to_string(), error })
+        };
+        let mut a = make(first, seed)?;
+        let mut b = make(second, seed + 1)?;
+        while let Some(k) = shared.claim() {
+            let opening = book.get(k);
+            let Some(g1) = play_game(shared, &mut *a, &mut *b, true, &opening, format!("{}.1", k + 1))? else {
+                return Ok(());
             };
-            let mut a = make(first, seed)?;
-            let mut b = make(second, seed + 1)?;
-            while let Some(k) = shared.claim() {
-                let opening = book.get(k);
-                let Some(g1) = play_game(
-                    shared,
-                    &mut *a,
-                    &mut *b,
-                    true,
-                    &opening,
-                    format!("{}.1", k + 1),
-                )?
-                else {
-                    return Ok(());
-                };
-                let Some(g2) = play_game(
-                    shared,
-                    &mut *b,
-                    &mut *a,
-                    false,
-                    &opening,
-                    format!("{}.2", k + 1),
-                )?
-                else {
-                    return Ok(());
-                };
-                if tx.send(Ok([g1, g2])).is_err() {
-                    return Ok(());
-                }
+            let Some(g2) = play_game(shared, &mut *b, &mut *a, false, &opening, format!("{}.2", k + 1))? else {
+                return Ok(());
+            };
+            if tx.send(Ok([g1, g2])).is_err() {
+                return Ok(());
             }
-            Ok(())
-        },
-    )
+        }
+        Ok(())
+    })
 }
 
 /// What the workers of a match share.
@@ -402,8 +347,7 @@ impl Shared<'_> {
 pub(crate) type PairSender = mpsc::Sender<Result<[GameRecord; 2], MatchError>>;
 
 /// A worker: plays pairs claimed from [`Shared`] until there are none, sending each.
-pub(crate) type Work<'a> =
-    dyn Fn(usize, &Shared, &PairSender) -> Result<(), MatchError> + Sync + 'a;
+pub(crate) type Work<'a> = dyn Fn(usize, &Shared, &PairSender) -> Result<(), MatchError> + Sync + 'a;
 
 /// Runs `workers` threads of `work` and collects their pairs into the report: PGN,
 /// statistics, SPRT (halting the workers once it decides), progress.
@@ -426,22 +370,12 @@ pub(crate) fn drive(
     let mut pgn = match &cfg.pgn {
         Some(path) => Some((
             path.clone(),
-            std::fs::File::create(path).map_err(|error| MatchError::Io {
-                path: path.clone(),
-                error,
-            })?,
+            std::fs::File::create(path).map_err(|error| MatchError::Io { path: path.clone(), error })?,
         )),
         None => None,
     };
     let mut report = MatchReport::new(first.to_string(), second.to_string());
-    let shared = Shared {
-        book,
-        cfg,
-        next: AtomicUsize::new(0),
-        pairs,
-        halt: AtomicBool::new(false),
-        stop,
-    };
+    let shared = Shared { book, cfg, next: AtomicUsize::new(0), pairs, halt: AtomicBool::new(false), stop };
     let (tx, rx) = mpsc::channel::<Result<[GameRecord; 2], MatchError>>();
     let mut error = None;
     std::thread::scope(|scope| {
@@ -470,21 +404,14 @@ pub(crate) fn drive(
                 Ok(games) => {
                     if let Some((path, file)) = &mut pgn {
                         let text: String = games.iter().map(|g| g.pgn.as_str()).collect();
-                        if let Err(e) = file.write_all(text.as_bytes()).and_then(|()| file.flush())
-                        {
+                        if let Err(e) = file.write_all(text.as_bytes()).and_then(|()| file.flush()) {
                             shared.halt.store(true, Ordering::Relaxed);
-                            error.get_or_insert(MatchError::Io {
-                                path: path.clone(),
-                                error: e,
-                            });
+                            error.get_or_insert(MatchError::Io { path: path.clone(), error: e });
                             continue;
                         }
                     }
                     report.add_pair(games, cfg.sprt.as_ref());
-                    if report
-                        .sprt
-                        .is_some_and(|s| s.decision != SprtDecision::Continue)
-                    {
+                    if report.sprt.is_some_and(|s| s.decision != SprtDecision::Continue) {
                         report.end = MatchEnd::Sprt;
                         shared.halt.store(true, Ordering::Relaxed);
                     }
@@ -518,17 +445,9 @@ pub(crate) struct GameEnd {
 }
 
 /// The end of `game` by the rules or by the length limit, if it has come.
-pub(crate) fn natural_end(
-    game: &Game,
-    opening_plies: usize,
-    adj: &Adjudication,
-) -> Option<GameEnd> {
+pub(crate) fn natural_end(game: &Game, opening_plies: usize, adj: &Adjudication) -> Option<GameEnd> {
     if let Some(outcome) = game.outcome() {
-        return Some(GameEnd {
-            winner: outcome.winner(),
-            termination: Termination::Normal,
-            reason: describe(outcome),
-        });
+        return Some(GameEnd { winner: outcome.winner(), termination: Termination::Normal, reason: describe(outcome) });
     }
     (adj.max_plies > 0 && game.ply() - opening_plies >= adj.max_plies as usize).then(|| GameEnd {
         winner: None,
@@ -546,12 +465,7 @@ pub(crate) struct ResignTracker {
 
 impl ResignTracker {
     /// After `mover` moved with its own score `score`: the adjudicated end, if any.
-    pub fn update(
-        &mut self,
-        adj: &Adjudication,
-        mover: Color,
-        score: Option<f32>,
-    ) -> Option<GameEnd> {
+    pub fn update(&mut self, adj: &Adjudication, mover: Color, score: Option<f32>) -> Option<GameEnd> {
         if adj.resign_score <= 0.0 {
             return None;
         }
@@ -562,11 +476,7 @@ impl ResignTracker {
             _ => 0,
         };
         (self.streak.unsigned_abs() >= 2 * u64::from(adj.resign_moves.max(1))).then(|| {
-            let winner = if self.streak > 0 {
-                Color::White
-            } else {
-                Color::Black
-            };
+            let winner = if self.streak > 0 { Color::White } else { Color::Black };
             GameEnd {
                 winner: Some(winner),
                 termination: Termination::Adjudication,
@@ -627,11 +537,7 @@ fn play_game(
     let adj = &shared.cfg.adjudication;
     let mut end: Option<GameEnd> = None;
     for color in [Color::White, Color::Black] {
-        let p: &mut dyn Player = if color == Color::White {
-            &mut *white
-        } else {
-            &mut *black
-        };
+        let p: &mut dyn Player = if color == Color::White { &mut *white } else { &mut *black };
         if let Some(e) = start_game(p, color, variant)? {
             end.get_or_insert(e);
         }
@@ -645,24 +551,12 @@ fn play_game(
         if shared.halted() {
             return Ok(None);
         }
-        let player: &mut dyn Player = if game.position().turn() == Color::White {
-            &mut *white
-        } else {
-            &mut *black
-        };
+        let player: &mut dyn Player = if game.position().turn() == Color::White { &mut *white } else { &mut *black };
         end = play_move(&mut game, player, adj, &mut resign)?;
     }
     let end = end.expect("loop ends with a result");
     let names = [white.name(), black.name()];
-    Ok(Some(record_game(
-        shared.cfg,
-        &game,
-        end,
-        names,
-        first_is_white,
-        opening.moves.len(),
-        round,
-    )))
+    Ok(Some(record_game(shared.cfg, &game, end, names, first_is_white, opening.moves.len(), round)))
 }
 
 /// Asks `player` (to move in `game`) for its move and plays it: the game's adjudicated or
@@ -680,17 +574,12 @@ pub(crate) fn play_move(
             Ok(resign.update(adj, turn, player.last_score()))
         }
         Ok(m) => {
-            let e = PlayerError::IllegalMove {
-                mv: m.to_uci(),
-                reason: format!("not legal in {}", game.position().fen()),
-            };
+            let e =
+                PlayerError::IllegalMove { mv: m.to_uci(), reason: format!("not legal in {}", game.position().fen()) };
             Ok(Some(forfeit(turn, player.name(), &e)))
         }
         Err(e) if e.is_forfeit() => Ok(Some(forfeit(turn, player.name(), &e))),
-        Err(e) => Err(MatchError::Player {
-            player: player.name().to_string(),
-            error: e,
-        }),
+        Err(e) => Err(MatchError::Player { player: player.name().to_string(), error: e }),
     }
 }
 
@@ -703,20 +592,13 @@ pub(crate) fn start_game(
     match player.new_game(variant) {
         Ok(()) => Ok(None),
         Err(e) if e.is_forfeit() => Ok(Some(forfeit(color, player.name(), &e))),
-        Err(e) => Err(MatchError::Player {
-            player: player.name().to_string(),
-            error: e,
-        }),
+        Err(e) => Err(MatchError::Player { player: player.name().to_string(), error: e }),
     }
 }
 
 /// `loser` forfeits the game for `e`.
 fn forfeit(loser: Color, name: &str, e: &PlayerError) -> GameEnd {
-    GameEnd {
-        winner: Some(loser.flip()),
-        termination: termination_of(e),
-        reason: format!("{name} forfeits: {e}"),
-    }
+    GameEnd { winner: Some(loser.flip()), termination: termination_of(e), reason: format!("{name} forfeits: {e}") }
 }
 
 fn termination_of(e: &PlayerError) -> Termination {
@@ -735,9 +617,7 @@ fn describe(outcome: Outcome) -> String {
 
 /// Today's date (UTC) as PGN writes it, `YYYY.MM.DD`.
 fn today() -> String {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
     let (y, m, d) = civil_from_days((secs / 86_400) as i64);
     format!("{y:04}.{m:02}.{d:02}")
 }
@@ -760,23 +640,15 @@ fn civil_from_days(z: i64) -> (i64, u32, u32) {
 pub fn verify_record(rec: &GameRecord) -> Result<(), String> {
     let mut g = Game::new(rec.start.clone());
     for (i, &m) in rec.moves.iter().enumerate() {
-        g.play(m)
-            .map_err(|e| format!("{}: ply {}: {e}", rec.round, i + 1))?;
+        g.play(m).map_err(|e| format!("{}: ply {}: {e}", rec.round, i + 1))?;
     }
     let outcome = g.outcome();
     match rec.termination {
         Termination::Normal => match outcome {
             Some(o) if o.winner() == rec.winner => Ok(()),
-            other => Err(format!(
-                "{}: recorded {} but the rules say {other:?}",
-                rec.round,
-                rec.result()
-            )),
+            other => Err(format!("{}: recorded {} but the rules say {other:?}", rec.round, rec.result())),
         },
-        _ if outcome.is_some() => Err(format!(
-            "{}: adjudicated although the game was over: {outcome:?}",
-            rec.round
-        )),
+        _ if outcome.is_some() => Err(format!("{}: adjudicated although the game was over: {outcome:?}", rec.round)),
         _ => Ok(()),
     }
 }
@@ -799,33 +671,16 @@ mod tests {
 
     #[test]
     fn greedy_beats_random_and_records_are_consistent() {
-        let book = OpeningBook::Random {
-            variant: Variant::Seirawan,
-            plies: 4,
-            seed: 3,
-        };
+        let book = OpeningBook::Random { variant: Variant::Seirawan, plies: 4, seed: 3 };
         let dir = tempfile::tempdir().unwrap();
         let pgn = dir.path().join("m.pgn");
-        let cfg = MatchConfig {
-            games: 8,
-            concurrency: 2,
-            pgn: Some(pgn.clone()),
-            ..MatchConfig::default()
-        };
+        let cfg = MatchConfig { games: 8, concurrency: 2, pgn: Some(pgn.clone()), ..MatchConfig::default() };
         let mut calls = 0;
-        let r = run_match(
-            &factory("greedy"),
-            &factory("random"),
-            &book,
-            &cfg,
-            &AtomicBool::new(false),
-            &mut |_| calls += 1,
-        )
+        let r = run_match(&factory("greedy"), &factory("random"), &book, &cfg, &AtomicBool::new(false), &mut |_| {
+            calls += 1
+        })
         .unwrap();
-        assert_eq!(
-            (r.wdl.games(), r.pentanomial.pairs(), calls, r.end),
-            (8, 4, 4, MatchEnd::Completed)
-        );
+        assert_eq!((r.wdl.games(), r.pentanomial.pairs(), calls, r.end), (8, 4, 4, MatchEnd::Completed));
         assert!(r.wdl.wins > r.wdl.losses, "{}", r.summary());
         for g in &r.games {
             verify_record(g).unwrap();
@@ -836,75 +691,33 @@ mod tests {
 
     #[test]
     fn sprt_stops_early_and_stop_flag_aborts() {
-        let book = OpeningBook::Random {
-            variant: Variant::Seirawan,
-            plies: 2,
-            seed: 1,
-        };
+        let book = OpeningBook::Random { variant: Variant::Seirawan, plies: 2, seed: 1 };
         let cfg = MatchConfig {
             games: 400,
-            sprt: Some(SprtConfig {
-                elo0: 0.0,
-                elo1: 400.0,
-                alpha: 0.1,
-                beta: 0.1,
-            }),
-            adjudication: Adjudication {
-                max_plies: 60,
-                ..Adjudication::default()
-            },
+            sprt: Some(SprtConfig { elo0: 0.0, elo1: 400.0, alpha: 0.1, beta: 0.1 }),
+            adjudication: Adjudication { max_plies: 60, ..Adjudication::default() },
             ..MatchConfig::default()
         };
-        let r = run_match(
-            &factory("greedy"),
-            &factory("random"),
-            &book,
-            &cfg,
-            &AtomicBool::new(false),
-            &mut |_| {},
-        )
-        .unwrap();
+        let r = run_match(&factory("greedy"), &factory("random"), &book, &cfg, &AtomicBool::new(false), &mut |_| {})
+            .unwrap();
         assert_eq!(r.end, MatchEnd::Sprt, "{}", r.summary());
         assert!(r.wdl.games() < 400);
-        let r = run_match(
-            &factory("random"),
-            &factory("random"),
-            &book,
-            &cfg,
-            &AtomicBool::new(true),
-            &mut |_| {},
-        )
-        .unwrap();
+        let r = run_match(&factory("random"), &factory("random"), &book, &cfg, &AtomicBool::new(true), &mut |_| {})
+            .unwrap();
         assert_eq!((r.end, r.wdl.games()), (MatchEnd::Aborted, 0));
     }
 
     #[test]
     fn max_plies_adjudicates_a_draw() {
-        let book = OpeningBook::List(vec![Opening {
-            start: Position::startpos(),
-            moves: vec![],
-        }]);
+        let book = OpeningBook::List(vec![Opening { start: Position::startpos(), moves: vec![] }]);
         let cfg = MatchConfig {
-            adjudication: Adjudication {
-                max_plies: 6,
-                ..Adjudication::default()
-            },
+            adjudication: Adjudication { max_plies: 6, ..Adjudication::default() },
             ..MatchConfig::default()
         };
-        let r = run_match(
-            &factory("random"),
-            &factory("random"),
-            &book,
-            &cfg,
-            &AtomicBool::new(false),
-            &mut |_| {},
-        )
-        .unwrap();
+        let r = run_match(&factory("random"), &factory("random"), &book, &cfg, &AtomicBool::new(false), &mut |_| {})
+            .unwrap();
         assert_eq!(r.wdl.draws, 2);
-        assert!(r
-            .games
-            .iter()
-            .all(|g| g.termination == Termination::Adjudication && g.moves.len() == 6));
+        assert!(r.games.iter().all(|g| g.termination == Termination::Adjudication && g.moves.len() == 6));
         assert!(r.games[0].pgn.contains("[Termination \"adjudication\"]"));
     }
 }

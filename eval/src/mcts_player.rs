@@ -50,12 +50,7 @@ impl Player for MctsPlayer {
             .search(game, &Limits::nodes(self.nodes), &self.control, &mut |_| {})
             .map_err(PlayerError::Internal)?;
         self.last_q = Some(r.info.q);
-        r.best.ok_or_else(|| {
-            PlayerError::Internal(anyhow::anyhow!(
-                "no legal move in {}",
-                game.position().fen()
-            ))
-        })
+        r.best.ok_or_else(|| PlayerError::Internal(anyhow::anyhow!("no legal move in {}", game.position().fen())))
     }
 
     fn last_score(&self) -> Option<f32> {

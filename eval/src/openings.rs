@@ -32,16 +32,9 @@ impl Opening {
 #[derive(Debug, thiserror::Error)]
 pub enum OpeningError {
     #[error("{}: {error}", path.display())]
-    Io {
-        path: PathBuf,
-        error: std::io::Error,
-    },
+    Io { path: PathBuf, error: std::io::Error },
     #[error("{}:{line}: {reason}", path.display())]
-    BadLine {
-        path: PathBuf,
-        line: usize,
-        reason: String,
-    },
+    BadLine { path: PathBuf, line: usize, reason: String },
     #[error("{}: no positions", path.display())]
     Empty { path: PathBuf },
 }
@@ -51,41 +44,22 @@ pub enum OpeningError {
 /// optionally followed by EPD operations (`bm ...;`), which are ignored. Positions that
 /// are already over are rejected.
 pub fn load_epd(path: &Path, variant: Variant) -> Result<Vec<Opening>, OpeningError> {
-    let text = std::fs::read_to_string(path).map_err(|error| OpeningError::Io {
-        path: path.into(),
-        error,
-    })?;
+    let text = std::fs::read_to_string(path).map_err(|error| OpeningError::Io { path: path.into(), error })?;
     let mut out = Vec::new();
     for (i, raw) in text.lines().enumerate() {
         let line = raw.split(';').next().unwrap_or("").trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        let bad = |reason: String| OpeningError::BadLine {
-            path: path.into(),
-            line: i + 1,
-            reason,
-        };
+        let bad = |reason: String| OpeningError::BadLine { path: path.into(), line: i + 1, reason };
         let fields: Vec<&str> = line.split_whitespace().collect();
         if fields.len() < 4 {
-            return Err(bad(format!(
-                "expected at least 4 FEN fields, found {}",
-                fields.len()
-            )));
+            return Err(bad(format!("expected at least 4 FEN fields, found {}", fields.len())));
         }
-        let clocks = fields.len() >= 6
-            && fields[4].parse::<u32>().is_ok()
-            && fields[5].parse::<u32>().is_ok();
-        let fen = if clocks {
-            fields[..6].join(" ")
-        } else {
-            format!("{} 0 1", fields[..4].join(" "))
-        };
+        let clocks = fields.len() >= 6 && fields[4].parse::<u32>().is_ok() && fields[5].parse::<u32>().is_ok();
+        let fen = if clocks { fields[..6].join(" ") } else { format!("{} 0 1", fields[..4].join(" ")) };
         let start = Position::from_fen_variant(&fen, variant).map_err(|e| bad(e.to_string()))?;
-        let opening = Opening {
-            start,
-            moves: Vec::new(),
-        };
+        let opening = Opening { start, moves: Vec::new() };
         if opening.game().outcome().is_some() {
             return Err(bad("the game is already over in this position".into()));
         }
@@ -115,17 +89,8 @@ pub fn random_opening(variant: Variant, plies: u32, rng: &mut SmallRng) -> Openi
             }
         }
         let pos = g.position();
-        if ok
-            && g.outcome().is_none()
-            && !pos
-                .legal_moves()
-                .iter()
-                .any(|&m| pos.gives_checkmate(m))
-        {
-            return Opening {
-                start: g.start().clone(),
-                moves: g.moves().to_vec(),
-            };
+        if ok && g.outcome().is_none() && !pos.legal_moves().iter().any(|&m| pos.gives_checkmate(m)) {
+            return Opening { start: g.start().clone(), moves: g.moves().to_vec() };
         }
     }
 }
@@ -137,11 +102,7 @@ pub enum OpeningBook {
     List(Vec<Opening>),
     /// Random plies from the start, from a seed (pair k uses a generator seeded from the
     /// seed and k, so a match is reproducible whatever the thread interleaving).
-    Random {
-        variant: Variant,
-        plies: u32,
-        seed: u64,
-    },
+    Random { variant: Variant, plies: u32, seed: u64 },
 }
 
 impl OpeningBook {
@@ -157,13 +118,8 @@ impl OpeningBook {
     pub fn get(&self, pair: usize) -> Opening {
         match self {
             OpeningBook::List(v) => v[pair % v.len()].clone(),
-            OpeningBook::Random {
-                variant,
-                plies,
-                seed,
-            } => {
-                let mut rng =
-                    SmallRng::seed_from_u64(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ pair as u64);
+            OpeningBook::Random { variant, plies, seed } => {
+                let mut rng = SmallRng::seed_from_u64(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ pair as u64);
                 random_opening(*variant, *plies, &mut rng)
             }
         }
@@ -188,24 +144,14 @@ mod tests {
         assert_eq!(v.len(), 2);
         assert_eq!(v[1].start, Position::startpos());
         std::fs::write(&p, "not a fen at all\n").unwrap();
-        assert!(matches!(
-            load_epd(&p, Variant::Seirawan),
-            Err(OpeningError::BadLine { line: 1, .. })
-        ));
+        assert!(matches!(load_epd(&p, Variant::Seirawan), Err(OpeningError::BadLine { line: 1, .. })));
         std::fs::write(&p, "# nothing\n").unwrap();
-        assert!(matches!(
-            load_epd(&p, Variant::Seirawan),
-            Err(OpeningError::Empty { .. })
-        ));
+        assert!(matches!(load_epd(&p, Variant::Seirawan), Err(OpeningError::Empty { .. })));
     }
 
     #[test]
     fn random_openings_are_reproducible_and_running() {
-        let book = OpeningBook::Random {
-            variant: Variant::Seirawan,
-            plies: 8,
-            seed: 7,
-        };
+        let book = OpeningBook::Random { variant: Variant::Seirawan, plies: 8, seed: 7 };
         for k in 0..20 {
             let o = book.get(k);
             assert_eq!(o.moves.len(), 8);

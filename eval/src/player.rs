@@ -26,9 +26,9 @@ use crate::baseline::{GreedyPlayer, RandomPlayer};
 use crate::engine_process::{EngineError, UciEnginePlayer};
 use crate::mcts_player::MctsPlayer;
 use models::load_evaluator;
-use search::evaluator::{Evaluator, MaterialEvaluator, UniformEvaluator};
 use models::{DeviceChoice, Precision};
 use schess::{Game, Move, Variant};
+use search::evaluator::{Evaluator, MaterialEvaluator, UniformEvaluator};
 use search::SearchConfig;
 use serde::{Deserialize, Serialize};
 use std::fmt;
@@ -75,10 +75,7 @@ pub enum PlayerError {
     #[error("engine crashed: {0}")]
     Crashed(String),
     #[error("no `{waiting_for}` within {after:?}")]
-    Timeout {
-        waiting_for: String,
-        after: Duration,
-    },
+    Timeout { waiting_for: String, after: Duration },
     #[error("{0:#}")]
     Internal(anyhow::Error),
 }
@@ -93,10 +90,9 @@ impl PlayerError {
 impl From<EngineError> for PlayerError {
     fn from(e: EngineError) -> Self {
         match e {
-            EngineError::Timeout { waiting_for, after } => PlayerError::Timeout {
-                waiting_for: waiting_for.into(),
-                after,
-            },
+            EngineError::Timeout { waiting_for, after } => {
+                PlayerError::Timeout { waiting_for: waiting_for.into(), after }
+            }
             other => PlayerError::Crashed(other.to_string()),
         }
     }
@@ -216,11 +212,7 @@ pub enum SpecError {
     #[error("player `{kind}` has no setting `{key}`")]
     UnknownKey { kind: String, key: String },
     #[error("bad value `{value}` for `{key}`: {reason}")]
-    BadValue {
-        key: String,
-        value: String,
-        reason: String,
-    },
+    BadValue { key: String, value: String, reason: String },
     #[error("{0}")]
     Missing(String),
 }
@@ -234,15 +226,10 @@ impl FromStr for PlayerSpec {
         let kind = kind.trim().to_ascii_lowercase();
         let mut pairs = Vec::new();
         for item in rest.split(',').map(str::trim).filter(|i| !i.is_empty()) {
-            let (k, v) = item
-                .split_once('=')
-                .ok_or_else(|| SpecError::NotKeyValue(item.to_string()))?;
+            let (k, v) = item.split_once('=').ok_or_else(|| SpecError::NotKeyValue(item.to_string()))?;
             pairs.push((k.trim().to_string(), v.trim().to_string()));
         }
-        let unknown = |key: &str| SpecError::UnknownKey {
-            kind: kind.clone(),
-            key: key.to_string(),
-        };
+        let unknown = |key: &str| SpecError::UnknownKey { kind: kind.clone(), key: key.to_string() };
         match kind.as_str() {
             "random" | "greedy" => {
                 let mut name = None;
@@ -252,11 +239,7 @@ impl FromStr for PlayerSpec {
                         _ => return Err(unknown(&k)),
                     }
                 }
-                Ok(if kind == "random" {
-                    PlayerSpec::Random { name }
-                } else {
-                    PlayerSpec::Greedy { name }
-                })
+                Ok(if kind == "random" { PlayerSpec::Random { name } } else { PlayerSpec::Greedy { name } })
             }
             "mcts" | "net" | "mcts-material" => {
                 let mut m = MctsSpec::default();
@@ -280,9 +263,7 @@ impl FromStr for PlayerSpec {
                         }
                         "cpuct" => m.search.c_puct = parse_value(&k, &v)?,
                         "fpu" => m.search.fpu_reduction = parse_value(&k, &v)?,
-                        "root" => {
-                            m.search.root_mode = v.parse().map_err(|_| bad(&k, &v, "expected puct or gumbel"))?
-                        }
+                        "root" => m.search.root_mode = v.parse().map_err(|_| bad(&k, &v, "expected puct or gumbel"))?,
                         "name" => m.name = Some(v),
                         _ => return Err(unknown(&k)),
                     }
@@ -300,8 +281,7 @@ impl FromStr for PlayerSpec {
             }
             "uci" | "engine" => {
                 let (mut command, mut args, mut options) = (None, Vec::new(), Vec::new());
-                let (mut limit, mut timeout_ms, mut name) =
-                    (None, default_engine_timeout_ms(), None);
+                let (mut limit, mut timeout_ms, mut name) = (None, default_engine_timeout_ms(), None);
                 let mut init_timeout_ms = default_engine_init_ms();
                 for (k, v) in pairs {
                     match k.as_str() {
@@ -319,20 +299,10 @@ impl FromStr for PlayerSpec {
                         },
                     }
                 }
-                let command =
-                    command.ok_or_else(|| SpecError::Missing("`uci` needs cmd=PROGRAM".into()))?;
-                let limit = limit.ok_or_else(|| {
-                    SpecError::Missing("`uci` needs depth=, nodes= or movetime=".into())
-                })?;
-                Ok(PlayerSpec::Uci(EngineSpec {
-                    command,
-                    args,
-                    options,
-                    limit,
-                    timeout_ms,
-                    init_timeout_ms,
-                    name,
-                }))
+                let command = command.ok_or_else(|| SpecError::Missing("`uci` needs cmd=PROGRAM".into()))?;
+                let limit =
+                    limit.ok_or_else(|| SpecError::Missing("`uci` needs depth=, nodes= or movetime=".into()))?;
+                Ok(PlayerSpec::Uci(EngineSpec { command, args, options, limit, timeout_ms, init_timeout_ms, name }))
             }
             _ => Err(SpecError::UnknownKind(kind)),
         }
@@ -340,20 +310,14 @@ impl FromStr for PlayerSpec {
 }
 
 fn bad(key: &str, value: &str, reason: &str) -> SpecError {
-    SpecError::BadValue {
-        key: key.into(),
-        value: value.into(),
-        reason: reason.into(),
-    }
+    SpecError::BadValue { key: key.into(), value: value.into(), reason: reason.into() }
 }
 
 fn parse_value<T: FromStr>(key: &str, value: &str) -> Result<T, SpecError>
 where
     T::Err: fmt::Display,
 {
-    value
-        .parse()
-        .map_err(|e: T::Err| bad(key, value, &e.to_string()))
+    value.parse().map_err(|e: T::Err| bad(key, value, &e.to_string()))
 }
 
 impl fmt::Display for PlayerSpec {
@@ -467,11 +431,7 @@ impl PlayerFactory {
             }),
             _ => None,
         };
-        Ok(PlayerFactory {
-            name: spec.display_name(),
-            spec,
-            evaluator,
-        })
+        Ok(PlayerFactory { name: spec.display_name(), spec, evaluator })
     }
 
     /// Gives the factory another name (e.g. to tell two equal specs apart in a report).
@@ -502,14 +462,7 @@ impl PlayerFactory {
             PlayerSpec::Greedy { .. } => Box::new(GreedyPlayer::new(name, seed)),
             PlayerSpec::Mcts(m) => {
                 let ev = self.evaluator.clone().expect("evaluator loaded for MCTS");
-                Box::new(MctsPlayer::new(
-                    name,
-                    ev,
-                    m.search.clone(),
-                    m.nodes,
-                    m.reuse,
-                    seed,
-                ))
+                Box::new(MctsPlayer::new(name, ev, m.search.clone(), m.nodes, m.reuse, seed))
             }
             PlayerSpec::Uci(e) => Box::new(UciEnginePlayer::start(name, e.clone())?),
         })
@@ -523,46 +476,19 @@ mod tests {
 
     #[test]
     fn parses_spec_strings() {
-        assert_eq!(
-            "random".parse::<PlayerSpec>().unwrap(),
-            PlayerSpec::Random { name: None }
-        );
-        assert_eq!(
-            "greedy:name=g".parse::<PlayerSpec>().unwrap(),
-            PlayerSpec::Greedy {
-                name: Some("g".into())
-            }
-        );
-        let PlayerSpec::Mcts(m) = "mcts:nodes=50,root=gumbel,reuse=false"
-            .parse::<PlayerSpec>()
-            .unwrap()
-        else {
+        assert_eq!("random".parse::<PlayerSpec>().unwrap(), PlayerSpec::Random { name: None });
+        assert_eq!("greedy:name=g".parse::<PlayerSpec>().unwrap(), PlayerSpec::Greedy { name: Some("g".into()) });
+        let PlayerSpec::Mcts(m) = "mcts:nodes=50,root=gumbel,reuse=false".parse::<PlayerSpec>().unwrap() else {
             panic!()
         };
-        assert_eq!(
-            (m.nodes, m.reuse, m.search.root_mode, m.model),
-            (50, false, RootMode::Gumbel, None)
-        );
-        let PlayerSpec::Mcts(m) = "net:model=a/b.safetensors,sims=8"
-            .parse::<PlayerSpec>()
-            .unwrap()
-        else {
-            panic!()
-        };
-        assert_eq!(
-            m.model.as_deref(),
-            Some(std::path::Path::new("a/b.safetensors"))
-        );
+        assert_eq!((m.nodes, m.reuse, m.search.root_mode, m.model), (50, false, RootMode::Gumbel, None));
+        let PlayerSpec::Mcts(m) = "net:model=a/b.safetensors,sims=8".parse::<PlayerSpec>().unwrap() else { panic!() };
+        assert_eq!(m.model.as_deref(), Some(std::path::Path::new("a/b.safetensors")));
         assert_eq!(m.nodes, 8);
-        let s: PlayerSpec = "uci:cmd=fairy-stockfish,depth=1,option.Move Overhead=0,arg=x,init=500"
-            .parse()
-            .unwrap();
+        let s: PlayerSpec = "uci:cmd=fairy-stockfish,depth=1,option.Move Overhead=0,arg=x,init=500".parse().unwrap();
         let PlayerSpec::Uci(e) = &s else { panic!() };
         assert_eq!(e.limit, EngineLimit::Depth(1));
-        assert_eq!(
-            e.options,
-            vec![("Move Overhead".to_string(), "0".to_string())]
-        );
+        assert_eq!(e.options, vec![("Move Overhead".to_string(), "0".to_string())]);
         assert_eq!(s.display_name(), "fairy-stockfish-d1");
         let mm: PlayerSpec = "mcts-material:nodes=200".parse().unwrap();
         let PlayerSpec::Mcts(m) = &mm else { panic!() };

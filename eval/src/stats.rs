@@ -137,19 +137,10 @@ impl EloEstimate {
 /// Counts with zeros replaced by 1e-3 (fishtest's `regularize`), as a distribution over
 /// equally spaced scores 0..=1.
 fn to_pdf(counts: &[f64]) -> (f64, Vec<(f64, f64)>) {
-    let reg: Vec<f64> = counts
-        .iter()
-        .map(|&c| if c == 0.0 { 1e-3 } else { c })
-        .collect();
+    let reg: Vec<f64> = counts.iter().map(|&c| if c == 0.0 { 1e-3 } else { c }).collect();
     let n: f64 = reg.iter().sum();
     let k = (reg.len() - 1) as f64;
-    (
-        n,
-        reg.iter()
-            .enumerate()
-            .map(|(i, &c)| (i as f64 / k, c / n))
-            .collect(),
-    )
+    (n, reg.iter().enumerate().map(|(i, &c)| (i as f64 / k, c / n)).collect())
 }
 
 /// Mean and variance of a distribution given as (value, probability) pairs.
@@ -171,26 +162,14 @@ pub fn elo_estimate(counts: &[u64]) -> EloEstimate {
     let half = Z_975 * sd / n.sqrt();
     let clamp = |s: f64| s.clamp(1e-9, 1.0 - 1e-9);
     // Per-game deviation: a pair's score is the mean of two games.
-    let sigma_game = if counts.len() == 5 {
-        (2.0 * var).sqrt()
-    } else {
-        sd
-    };
+    let sigma_game = if counts.len() == 5 { (2.0 * var).sqrt() } else { sd };
     EloEstimate {
         score: mu,
         elo: elo_from_score(clamp(mu)),
         elo_lo: elo_from_score(clamp(mu - half)),
         elo_hi: elo_from_score(clamp(mu + half)),
-        nelo: if sigma_game > 0.0 {
-            (mu - 0.5) / sigma_game * NELO_PER_T
-        } else {
-            0.0
-        },
-        los: if sd > 0.0 {
-            phi((mu - 0.5) / (sd / n.sqrt()))
-        } else {
-            0.5
-        },
+        nelo: if sigma_game > 0.0 { (mu - 0.5) / sigma_game * NELO_PER_T } else { 0.0 },
+        los: if sd > 0.0 { phi((mu - 0.5) / (sd / n.sqrt())) } else { 0.5 },
     }
 }
 
@@ -217,9 +196,7 @@ fn secular(pdf: &[(f64, f64)]) -> f64 {
 fn mle_with_mean(pdf: &[(f64, f64)], s: f64) -> Vec<(f64, f64)> {
     let shifted: Vec<(f64, f64)> = pdf.iter().map(|&(a, p)| (a - s, p)).collect();
     let x = secular(&shifted);
-    pdf.iter()
-        .map(|&(a, p)| (a, p / (1.0 + x * (a - s))))
-        .collect()
+    pdf.iter().map(|&(a, p)| (a, p / (1.0 + x * (a - s)))).collect()
 }
 
 /// Generalized log-likelihood ratio of H1 (Elo = `elo1`) against H0 (Elo = `elo0`) for
@@ -234,11 +211,7 @@ pub fn llr_logistic(elo0: f64, elo1: f64, counts: &[u64]) -> f64 {
     let (s0, s1) = (score_from_elo(elo0), score_from_elo(elo1));
     let p0 = mle_with_mean(&pdf, s0);
     let p1 = mle_with_mean(&pdf, s1);
-    n * pdf
-        .iter()
-        .zip(p0.iter().zip(&p1))
-        .map(|(&(_, p), (&(_, q0), &(_, q1)))| p * (q1.ln() - q0.ln()))
-        .sum::<f64>()
+    n * pdf.iter().zip(p0.iter().zip(&p1)).map(|(&(_, p), (&(_, q0), &(_, q1)))| p * (q1.ln() - q0.ln())).sum::<f64>()
 }
 
 /// Parameters of a sequential probability ratio test on logistic Elo.
@@ -257,12 +230,7 @@ pub struct SprtConfig {
 
 impl Default for SprtConfig {
     fn default() -> Self {
-        SprtConfig {
-            elo0: 0.0,
-            elo1: 10.0,
-            alpha: 0.05,
-            beta: 0.05,
-        }
+        SprtConfig { elo0: 0.0, elo1: 10.0, alpha: 0.05, beta: 0.05 }
     }
 }
 
@@ -293,10 +261,7 @@ impl SprtConfig {
         // Written as a negation so that NaN bounds fail too.
         #[allow(clippy::neg_cmp_op_on_partial_ord)]
         if !(self.elo1 > self.elo0) {
-            return Err(format!(
-                "SPRT needs elo1 > elo0 (got {} and {})",
-                self.elo0, self.elo1
-            ));
+            return Err(format!("SPRT needs elo1 > elo0 (got {} and {})", self.elo0, self.elo1));
         }
         for (name, v) in [("alpha", self.alpha), ("beta", self.beta)] {
             if !(v > 0.0 && v < 0.5) {
@@ -308,10 +273,7 @@ impl SprtConfig {
 
     /// Wald's bounds: (ln(beta / (1 - alpha)), ln((1 - beta) / alpha)).
     pub fn bounds(&self) -> (f64, f64) {
-        (
-            (self.beta / (1.0 - self.alpha)).ln(),
-            ((1.0 - self.beta) / self.alpha).ln(),
-        )
+        ((self.beta / (1.0 - self.alpha)).ln(), ((1.0 - self.beta) / self.alpha).ln())
     }
 
     /// The test's state for counts in fishtest order (3 or 5 entries; use pentanomial
@@ -326,12 +288,7 @@ impl SprtConfig {
         } else {
             SprtDecision::Continue
         };
-        SprtStatus {
-            llr,
-            lower,
-            upper,
-            decision,
-        }
+        SprtStatus { llr, lower, upper, decision }
     }
 }
 
@@ -378,11 +335,7 @@ mod tests {
         assert!(close(e.los, 0.586_390_573_848_080_1, 1e-6));
         let e = elo_estimate(&[100, 1000, 2000, 1100, 90]);
         assert!(close(e.elo, 3.239_586_521_221_516, 1e-6));
-        assert!(close(
-            e.elo95(),
-            (7.483_960_507_106_829 + 1.003_820_727_634_529_7) / 2.0,
-            1e-3
-        ));
+        assert!(close(e.elo95(), (7.483_960_507_106_829 + 1.003_820_727_634_529_7) / 2.0, 1e-3));
         assert!(close(e.los, 0.932_712_967_248_185_4, 1e-6));
         // Symmetric counts: even, with a symmetric interval.
         let e = elo_estimate(&[1, 10, 20, 10, 1]);
@@ -394,60 +347,22 @@ mod tests {
 
     #[test]
     fn gsprt_llr_matches_fishtest() {
-        assert!(close(
-            llr_logistic(0.0, 5.0, &[100, 1000, 2000, 1100, 90]),
-            0.787_601_001_539_317_6,
-            1e-6
-        ));
-        assert!(close(
-            llr_logistic(0.0, 2.0, &[407, 2918, 5953, 3120, 452]),
-            3.405_041_416_744_242_4,
-            1e-6
-        ));
-        assert!(close(
-            llr_logistic(-1.0, 3.0, &[3, 27, 40, 25, 5]),
-            0.039_140_459_317_660_65,
-            1e-6
-        ));
-        assert!(close(
-            llr_logistic(0.0, 10.0, &[10, 20, 30]),
-            0.829_121_343_803_782_7,
-            1e-6
-        ));
+        assert!(close(llr_logistic(0.0, 5.0, &[100, 1000, 2000, 1100, 90]), 0.787_601_001_539_317_6, 1e-6));
+        assert!(close(llr_logistic(0.0, 2.0, &[407, 2918, 5953, 3120, 452]), 3.405_041_416_744_242_4, 1e-6));
+        assert!(close(llr_logistic(-1.0, 3.0, &[3, 27, 40, 25, 5]), 0.039_140_459_317_660_65, 1e-6));
+        assert!(close(llr_logistic(0.0, 10.0, &[10, 20, 30]), 0.829_121_343_803_782_7, 1e-6));
         assert_eq!(llr_logistic(0.0, 10.0, &[0; 5]), 0.0);
     }
 
     #[test]
     fn sprt_bounds_and_decisions() {
-        let sprt = SprtConfig {
-            elo0: 0.0,
-            elo1: 2.0,
-            alpha: 0.05,
-            beta: 0.05,
-        };
+        let sprt = SprtConfig { elo0: 0.0, elo1: 2.0, alpha: 0.05, beta: 0.05 };
         let (lo, hi) = sprt.bounds();
-        assert!(
-            close(lo, -2.944_438_979_166_440_3, 1e-12) && close(hi, 2.944_438_979_166_440_3, 1e-12)
-        );
-        assert_eq!(
-            sprt.status(&[407, 2918, 5953, 3120, 452]).decision,
-            SprtDecision::AcceptH1
-        );
-        assert_eq!(
-            sprt.status(&[452, 3120, 5953, 2918, 407]).decision,
-            SprtDecision::AcceptH0
-        );
-        assert_eq!(
-            sprt.status(&[1, 2, 3, 2, 1]).decision,
-            SprtDecision::Continue
-        );
-        assert!(SprtConfig {
-            elo0: 5.0,
-            elo1: 0.0,
-            ..sprt
-        }
-        .validate()
-        .is_err());
+        assert!(close(lo, -2.944_438_979_166_440_3, 1e-12) && close(hi, 2.944_438_979_166_440_3, 1e-12));
+        assert_eq!(sprt.status(&[407, 2918, 5953, 3120, 452]).decision, SprtDecision::AcceptH1);
+        assert_eq!(sprt.status(&[452, 3120, 5953, 2918, 407]).decision, SprtDecision::AcceptH0);
+        assert_eq!(sprt.status(&[1, 2, 3, 2, 1]).decision, SprtDecision::Continue);
+        assert!(SprtConfig { elo0: 5.0, elo1: 0.0, ..sprt }.validate().is_err());
         assert!(sprt.validate().is_ok());
     }
 
@@ -460,14 +375,7 @@ mod tests {
             w.add_half_points(b);
             p.add_pair(a, b);
         }
-        assert_eq!(
-            w,
-            Wdl {
-                wins: 3,
-                draws: 3,
-                losses: 2
-            }
-        );
+        assert_eq!(w, Wdl { wins: 3, draws: 3, losses: 2 });
         assert_eq!(p, Pentanomial([0, 1, 2, 0, 1]));
         assert_eq!(w.as_ldw(), [2, 3, 3]);
         assert!(close(w.score(), 4.5 / 8.0, 1e-12));

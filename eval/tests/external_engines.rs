@@ -22,39 +22,21 @@ fn short_match_against_fairy_stockfish_depth_1() {
     }
     let dir = tempfile::tempdir().unwrap();
     let pgn = dir.path().join("fsf.pgn");
-    let book = OpeningBook::Random {
-        variant: Variant::Seirawan,
-        plies: 4,
-        seed: 11,
-    };
+    let book = OpeningBook::Random { variant: Variant::Seirawan, plies: 4, seed: 11 };
     let cfg = MatchConfig {
         games: 4,
         concurrency: 2,
-        adjudication: Adjudication {
-            max_plies: 300,
-            ..Adjudication::default()
-        },
+        adjudication: Adjudication { max_plies: 300, ..Adjudication::default() },
         pgn: Some(pgn.clone()),
         ..MatchConfig::default()
     };
     let fsf = factory("uci:cmd=fairy-stockfish,depth=1");
-    let report = run_match(
-        &factory("greedy"),
-        &fsf,
-        &book,
-        &cfg,
-        &AtomicBool::new(false),
-        &mut |_| {},
-    )
-    .unwrap();
+    let report = run_match(&factory("greedy"), &fsf, &book, &cfg, &AtomicBool::new(false), &mut |_| {}).unwrap();
     assert_eq!(report.wdl.games(), 4, "{}", report.summary());
     for g in &report.games {
         verify_record(g).unwrap();
         assert!(
-            matches!(
-                g.termination,
-                Termination::Normal | Termination::Adjudication
-            ),
+            matches!(g.termination, Termination::Normal | Termination::Adjudication),
             "{}: {} ({:?})",
             g.round,
             g.reason,
@@ -62,12 +44,7 @@ fn short_match_against_fairy_stockfish_depth_1() {
         );
         // Fairy-Stockfish at depth 1 sees mates in one and hanging pieces; greedy does not
         // beat it.
-        assert_ne!(
-            g.first_half_points(),
-            2,
-            "greedy beat fairy-stockfish: {}",
-            g.pgn
-        );
+        assert_ne!(g.first_half_points(), 2, "greedy beat fairy-stockfish: {}", g.pgn);
     }
     let text = std::fs::read_to_string(&pgn).unwrap();
     assert_eq!(text.matches("[Black \"fairy-stockfish-d1\"]").count(), 2);
@@ -95,56 +72,23 @@ fn misbehaving_engines_forfeit_and_are_restarted() {
             Termination::RulesInfraction,
             "illegal move e2e5",
         ),
-        (
-            "garbage",
-            "echo 'bestmove zz99'",
-            Termination::RulesInfraction,
-            "malformed move `zz99`",
-        ),
-        (
-            "silent-bestmove",
-            "echo 'bestmove'",
-            Termination::RulesInfraction,
-            "names no move",
-        ),
+        ("garbage", "echo 'bestmove zz99'", Termination::RulesInfraction, "malformed move `zz99`"),
+        ("silent-bestmove", "echo 'bestmove'", Termination::RulesInfraction, "names no move"),
         ("crash", "exit 3", Termination::Forfeit, "engine crashed"),
-        (
-            "hang",
-            "sleep 5",
-            Termination::Forfeit,
-            "no `bestmove` within",
-        ),
+        ("hang", "sleep 5", Termination::Forfeit, "no `bestmove` within"),
     ];
     for (name, on_go, termination, reason) in cases {
         let path = fake_engine(dir.path(), name, on_go);
         let spec = format!("uci:cmd={},depth=1,timeout=300", path.display());
-        let book = OpeningBook::Random {
-            variant: Variant::Seirawan,
-            plies: 2,
-            seed: 1,
-        };
-        let cfg = MatchConfig {
-            games: 2,
-            ..MatchConfig::default()
-        };
-        let r = run_match(
-            &factory("random"),
-            &factory(&spec),
-            &book,
-            &cfg,
-            &AtomicBool::new(false),
-            &mut |_| {},
-        )
-        .unwrap();
+        let book = OpeningBook::Random { variant: Variant::Seirawan, plies: 2, seed: 1 };
+        let cfg = MatchConfig { games: 2, ..MatchConfig::default() };
+        let r =
+            run_match(&factory("random"), &factory(&spec), &book, &cfg, &AtomicBool::new(false), &mut |_| {}).unwrap();
         assert_eq!(r.wdl.wins, 2, "{name}: {}", r.summary());
         for g in &r.games {
             assert_eq!(g.termination, termination, "{name}: {}", g.reason);
             assert!(g.reason.contains(reason), "{name}: {}", g.reason);
-            assert!(
-                g.pgn.contains(reason),
-                "{name}: reason not in PGN:\n{}",
-                g.pgn
-            );
+            assert!(g.pgn.contains(reason), "{name}: reason not in PGN:\n{}", g.pgn);
             verify_record(g).unwrap();
         }
     }
@@ -171,11 +115,7 @@ fn misbehaving_engines_forfeit_and_are_restarted() {
 #[test]
 fn a_program_that_is_not_an_engine_fails_the_setup() {
     let spec = "uci:cmd=/bin/cat,depth=1,init=300";
-    let book = OpeningBook::Random {
-        variant: Variant::Seirawan,
-        plies: 2,
-        seed: 1,
-    };
+    let book = OpeningBook::Random { variant: Variant::Seirawan, plies: 2, seed: 1 };
     let err = run_match(
         &factory("random"),
         &factory(spec),

@@ -85,7 +85,8 @@ fn garbage(rng: &mut SmallRng) -> String {
         2 => (0..rng.gen_range(1..80)).map(|_| rng.gen_range(b' '..=b'~') as char).collect(),
         // Words of the protocol in the wrong places.
         3 => {
-            let words = ["moves", "fen", "value", "name", "wtime", "nodes", "-1", "e2e4", "18446744073709551616", "startpos"];
+            let words =
+                ["moves", "fen", "value", "name", "wtime", "nodes", "-1", "e2e4", "18446744073709551616", "startpos"];
             (0..rng.gen_range(1..12)).map(|_| words[rng.gen_range(0..words.len())]).collect::<Vec<_>>().join(" ")
         }
         // Control characters and unicode.

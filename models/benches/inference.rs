@@ -18,15 +18,10 @@ use tch::{Device, Kind, Tensor};
 const BATCHES: [i64; 6] = [1, 8, 64, 256, 1024, 4096];
 
 fn main() {
-    let device: DeviceChoice = std::env::var("SZERO_BENCH_DEVICE")
-        .unwrap_or_else(|_| "auto".into())
-        .parse()
-        .expect("SZERO_BENCH_DEVICE");
+    let device: DeviceChoice =
+        std::env::var("SZERO_BENCH_DEVICE").unwrap_or_else(|_| "auto".into()).parse().expect("SZERO_BENCH_DEVICE");
     let device = device.resolve().expect("device");
-    let secs: f64 = std::env::var("SZERO_BENCH_SECS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1.0);
+    let secs: f64 = std::env::var("SZERO_BENCH_SECS").ok().and_then(|s| s.parse().ok()).unwrap_or(1.0);
     let budget = Duration::from_secs_f64(secs);
     let smoke = !std::env::args().any(|a| a == "--bench");
     let cfg = NetConfig::small(64, 2000);

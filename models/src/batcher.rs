@@ -7,9 +7,9 @@
 //! one thread at a time.
 
 use crate::evaluator::{finish, prepare, run_net};
-use search::{Evaluation, Evaluator};
 use crate::net::Net;
 use schess::Position;
+use search::{Evaluation, Evaluator};
 use std::collections::HashMap;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
@@ -98,10 +98,7 @@ impl BatchingNetEvaluator {
         let mut offset = 0;
         for r in &batch {
             let entry = match &result {
-                Ok(raw) => Ok(Arc::new((
-                    slice_rows(raw, offset, r.n),
-                    r.n,
-                ))),
+                Ok(raw) => Ok(Arc::new((slice_rows(raw, offset, r.n), r.n))),
                 Err(e) => Err(e.clone()),
             };
             st.done.insert(r.id, entry);
@@ -183,13 +180,17 @@ mod tests {
             let handles: Vec<_> = (0..3)
                 .map(|t| {
                     let (b, ps) = (&batched, &positions);
-                    s.spawn(move || b.evaluate(&[std::slice::from_ref(&ps[t]), std::slice::from_ref(&ps[t + 1])]).unwrap())
+                    s.spawn(move || {
+                        b.evaluate(&[std::slice::from_ref(&ps[t]), std::slice::from_ref(&ps[t + 1])]).unwrap()
+                    })
                 })
                 .collect();
             handles.into_iter().map(|h| h.join().unwrap()).collect()
         });
         for (t, r) in results.iter().enumerate() {
-            let expect = single.evaluate(&[std::slice::from_ref(&positions[t]), std::slice::from_ref(&positions[t + 1])]).unwrap();
+            let expect = single
+                .evaluate(&[std::slice::from_ref(&positions[t]), std::slice::from_ref(&positions[t + 1])])
+                .unwrap();
             for (a, b) in r.iter().zip(&expect) {
                 assert_eq!(a.priors.len(), b.priors.len());
                 for (x, y) in a.priors.iter().zip(&b.priors) {

@@ -61,10 +61,7 @@ pub struct Metadata {
 
 impl Metadata {
     pub fn versions(&self) -> FormatVersions {
-        FormatVersions {
-            input: self.input_format_version,
-            policy: self.policy_format_version,
-        }
+        FormatVersions { input: self.input_format_version, policy: self.policy_format_version }
     }
 
     fn to_map(&self) -> HashMap<String, String> {
@@ -73,10 +70,7 @@ impl Metadata {
             (KEY_FORMAT.to_string(), self.format.clone()),
             (KEY_ARCH.to_string(), arch),
             (KEY_INPUT.to_string(), self.input_format_version.to_string()),
-            (
-                KEY_POLICY.to_string(),
-                self.policy_format_version.to_string(),
-            ),
+            (KEY_POLICY.to_string(), self.policy_format_version.to_string()),
             (KEY_STEP.to_string(), self.training_step.to_string()),
         ])
     }
@@ -86,39 +80,19 @@ impl Metadata {
 #[derive(Debug, thiserror::Error)]
 pub enum CheckpointError {
     #[error("{}: {source}", path.display())]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Io { path: PathBuf, source: std::io::Error },
     #[error("{}: not a valid safetensors file: {reason}", path.display())]
     NotSafetensors { path: PathBuf, reason: String },
     #[error("{}: no `{key}` in the safetensors metadata (not an szero network file?)", path.display())]
     MissingMetadata { path: PathBuf, key: &'static str },
     #[error("{}: metadata `{key}` = {value:?} is invalid: {reason}", path.display())]
-    BadMetadata {
-        path: PathBuf,
-        key: &'static str,
-        value: String,
-        reason: String,
-    },
+    BadMetadata { path: PathBuf, key: &'static str, value: String, reason: String },
     #[error("{}: file format is {found:?}, this program reads {expected:?}", path.display())]
-    WrongFormat {
-        path: PathBuf,
-        found: String,
-        expected: &'static str,
-    },
+    WrongFormat { path: PathBuf, found: String, expected: &'static str },
     #[error("{}: network was trained with input format version {found}, this program uses {expected}", path.display())]
-    InputFormatVersion {
-        path: PathBuf,
-        found: u32,
-        expected: u32,
-    },
+    InputFormatVersion { path: PathBuf, found: u32, expected: u32 },
     #[error("{}: network was trained with policy format version {found}, this program uses {expected}", path.display())]
-    PolicyFormatVersion {
-        path: PathBuf,
-        found: u32,
-        expected: u32,
-    },
+    PolicyFormatVersion { path: PathBuf, found: u32, expected: u32 },
     #[error("{}: architecture differs from the network loaded into: {differences}", path.display())]
     ArchitectureMismatch {
         path: PathBuf,
@@ -134,18 +108,9 @@ pub enum CheckpointError {
     #[error("{}: unexpected tensor `{name}` (not part of the architecture)", path.display())]
     UnexpectedTensor { path: PathBuf, name: String },
     #[error("{}: tensor `{name}` has shape {found:?}, expected {expected:?}", path.display())]
-    TensorShape {
-        path: PathBuf,
-        name: String,
-        found: Vec<usize>,
-        expected: Vec<i64>,
-    },
+    TensorShape { path: PathBuf, name: String, found: Vec<usize>, expected: Vec<i64> },
     #[error("{}: tensor `{name}` has dtype {found}, expected F32", path.display())]
-    TensorDtype {
-        path: PathBuf,
-        name: String,
-        found: String,
-    },
+    TensorDtype { path: PathBuf, name: String, found: String },
     #[error("{}: {source}", path.display())]
     Net { path: PathBuf, source: NetError },
     #[error("{}: libtorch: {source}", path.display())]
@@ -169,19 +134,10 @@ pub fn save(
         training_step,
     };
     let bytes = to_bytes(net, &meta).map_err(|e| match e {
-        SaveError::Torch(source) => CheckpointError::Torch {
-            path: path.into(),
-            source,
-        },
-        SaveError::Safetensors(reason) => CheckpointError::NotSafetensors {
-            path: path.into(),
-            reason,
-        },
+        SaveError::Torch(source) => CheckpointError::Torch { path: path.into(), source },
+        SaveError::Safetensors(reason) => CheckpointError::NotSafetensors { path: path.into(), reason },
     })?;
-    write_atomic(path, &bytes).map_err(|source| CheckpointError::Io {
-        path: path.into(),
-        source,
-    })?;
+    write_atomic(path, &bytes).map_err(|source| CheckpointError::Io { path: path.into(), source })?;
     Ok(meta)
 }
 
@@ -197,10 +153,7 @@ fn to_bytes(net: &Net, meta: &Metadata) -> Result<Vec<u8>, SaveError> {
     let mut data: BTreeMap<String, (Vec<usize>, Vec<u8>)> = BTreeMap::new();
     for (name, t) in net.var_store().variables() {
         let t = t.f_to_device(Device::Cpu).map_err(SaveError::Torch)?;
-        let t = t
-            .f_to_kind(Kind::Float)
-            .map_err(SaveError::Torch)?
-            .contiguous();
+        let t = t.f_to_kind(Kind::Float).map_err(SaveError::Torch)?.contiguous();
         let shape = t.size().iter().map(|&d| d as usize).collect();
         let values = Vec::<f32>::try_from(t.flatten(0, -1)).map_err(SaveError::Torch)?;
         let bytes = values.iter().flat_map(|v| v.to_le_bytes()).collect();
@@ -214,8 +167,7 @@ fn to_bytes(net: &Net, meta: &Metadata) -> Result<Vec<u8>, SaveError> {
                 .map_err(|e| SaveError::Safetensors(e.to_string()))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    crate::checksum::serialize(views, meta.to_map())
-        .map_err(|e| SaveError::Safetensors(e.to_string()))
+    crate::checksum::serialize(views, meta.to_map()).map_err(|e| SaveError::Safetensors(e.to_string()))
 }
 
 /// Reads only the header of a checkpoint and checks its format magic. Cheap: use it to
@@ -223,24 +175,16 @@ fn to_bytes(net: &Net, meta: &Metadata) -> Result<Vec<u8>, SaveError> {
 pub fn read_metadata(path: impl AsRef<Path>) -> Result<Metadata, CheckpointError> {
     use std::io::Read;
     let path = path.as_ref();
-    let io_err = |source| CheckpointError::Io {
-        path: path.into(),
-        source,
-    };
+    let io_err = |source| CheckpointError::Io { path: path.into(), source };
     let mut f = std::fs::File::open(path).map_err(io_err)?;
     let mut len = [0u8; 8];
-    f.read_exact(&mut len)
-        .map_err(|e| not_safetensors(path, e.to_string()))?;
+    f.read_exact(&mut len).map_err(|e| not_safetensors(path, e.to_string()))?;
     let len = u64::from_le_bytes(len);
     if len > MAX_HEADER_BYTES {
-        return Err(not_safetensors(
-            path,
-            format!("header length {len} is implausible"),
-        ));
+        return Err(not_safetensors(path, format!("header length {len} is implausible")));
     }
     let mut header = vec![0u8; len as usize];
-    f.read_exact(&mut header)
-        .map_err(|e| not_safetensors(path, e.to_string()))?;
+    f.read_exact(&mut header).map_err(|e| not_safetensors(path, e.to_string()))?;
     parse_header_metadata(path, &header)
 }
 
@@ -253,10 +197,7 @@ pub fn load(
     precision: Precision,
 ) -> Result<(Net, Metadata), CheckpointError> {
     let path = path.as_ref();
-    let bytes = std::fs::read(path).map_err(|source| CheckpointError::Io {
-        path: path.into(),
-        source,
-    })?;
+    let bytes = std::fs::read(path).map_err(|source| CheckpointError::Io { path: path.into(), source })?;
     load_bytes(&bytes, path, expected, device, precision)
 }
 
@@ -278,11 +219,8 @@ pub fn load_bytes(
             reason: format!("needs at least {needed} bytes of weights, the file has {}", bytes.len()),
         });
     }
-    let mut net =
-        Net::new(meta.architecture.clone(), device).map_err(|source| CheckpointError::Net {
-            path: path.into(),
-            source,
-        })?;
+    let mut net = Net::new(meta.architecture.clone(), device)
+        .map_err(|source| CheckpointError::Net { path: path.into(), source })?;
     copy_weights(path, bytes, &mut net)?;
     net.set_precision(precision);
     Ok((net, meta))
@@ -291,16 +229,9 @@ pub fn load_bytes(
 /// Loads a checkpoint's weights into an existing network (e.g. the trainer resuming,
 /// or a self-play worker swapping in a newer net). The file's architecture must equal
 /// the network's exactly; on any error `net` is left unchanged.
-pub fn load_into(
-    net: &mut Net,
-    path: impl AsRef<Path>,
-    expected: FormatVersions,
-) -> Result<Metadata, CheckpointError> {
+pub fn load_into(net: &mut Net, path: impl AsRef<Path>, expected: FormatVersions) -> Result<Metadata, CheckpointError> {
     let path = path.as_ref();
-    let bytes = std::fs::read(path).map_err(|source| CheckpointError::Io {
-        path: path.into(),
-        source,
-    })?;
+    let bytes = std::fs::read(path).map_err(|source| CheckpointError::Io { path: path.into(), source })?;
     let meta = checked_metadata(path, &bytes, expected)?;
     if &meta.architecture != net.config() {
         return Err(CheckpointError::ArchitectureMismatch {
@@ -315,32 +246,19 @@ pub fn load_into(
 }
 
 fn not_safetensors(path: &Path, reason: String) -> CheckpointError {
-    CheckpointError::NotSafetensors {
-        path: path.into(),
-        reason,
-    }
+    CheckpointError::NotSafetensors { path: path.into(), reason }
 }
 
 /// Parses the header of a whole file and checks magic and versions, in that order, so
 /// the error names the most fundamental problem.
-fn checked_metadata(
-    path: &Path,
-    bytes: &[u8],
-    expected: FormatVersions,
-) -> Result<Metadata, CheckpointError> {
+fn checked_metadata(path: &Path, bytes: &[u8], expected: FormatVersions) -> Result<Metadata, CheckpointError> {
     if bytes.len() < 8 {
-        return Err(not_safetensors(
-            path,
-            "shorter than a safetensors header".into(),
-        ));
+        return Err(not_safetensors(path, "shorter than a safetensors header".into()));
     }
     let len = u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes"));
     let end = 8u64.checked_add(len).filter(|&e| e <= bytes.len() as u64);
     let Some(end) = end else {
-        return Err(not_safetensors(
-            path,
-            format!("header length {len} exceeds the file"),
-        ));
+        return Err(not_safetensors(path, format!("header length {len} exceeds the file")));
     };
     let meta = parse_header_metadata(path, &bytes[8..end as usize])?;
     if meta.input_format_version != expected.input {
@@ -367,15 +285,9 @@ fn parse_header_metadata(path: &Path, header: &[u8]) -> Result<Metadata, Checkpo
         #[serde(rename = "__metadata__", default)]
         metadata: Option<HashMap<String, String>>,
     }
-    let header: Header = serde_json::from_slice(header)
-        .map_err(|e| not_safetensors(path, format!("header: {e}")))?;
+    let header: Header = serde_json::from_slice(header).map_err(|e| not_safetensors(path, format!("header: {e}")))?;
     let map = header.metadata.unwrap_or_default();
-    let get = |key: &'static str| {
-        map.get(key).ok_or(CheckpointError::MissingMetadata {
-            path: path.into(),
-            key,
-        })
-    };
+    let get = |key: &'static str| map.get(key).ok_or(CheckpointError::MissingMetadata { path: path.into(), key });
     let bad = |key: &'static str, value: &str, reason: String| CheckpointError::BadMetadata {
         path: path.into(),
         key,
@@ -384,16 +296,11 @@ fn parse_header_metadata(path: &Path, header: &[u8]) -> Result<Metadata, Checkpo
     };
     let format = get(KEY_FORMAT)?;
     if format != FORMAT_MAGIC {
-        return Err(CheckpointError::WrongFormat {
-            path: path.into(),
-            found: format.clone(),
-            expected: FORMAT_MAGIC,
-        });
+        return Err(CheckpointError::WrongFormat { path: path.into(), found: format.clone(), expected: FORMAT_MAGIC });
     }
     let number = |key: &'static str| -> Result<u64, CheckpointError> {
         let v = get(key)?;
-        v.parse()
-            .map_err(|e: std::num::ParseIntError| bad(key, v, e.to_string()))
+        v.parse().map_err(|e: std::num::ParseIntError| bad(key, v, e.to_string()))
     };
     let version = |key: &'static str| -> Result<u32, CheckpointError> {
         let n = number(key)?;
@@ -402,9 +309,7 @@ fn parse_header_metadata(path: &Path, header: &[u8]) -> Result<Metadata, Checkpo
     let arch_json = get(KEY_ARCH)?;
     let architecture: NetConfig =
         serde_json::from_str(arch_json).map_err(|e| bad(KEY_ARCH, arch_json, e.to_string()))?;
-    architecture
-        .validate()
-        .map_err(|e| bad(KEY_ARCH, arch_json, e.to_string()))?;
+    architecture.validate().map_err(|e| bad(KEY_ARCH, arch_json, e.to_string()))?;
     Ok(Metadata {
         format: format.clone(),
         architecture,
@@ -426,12 +331,8 @@ fn copy_weights(path: &Path, bytes: &[u8], net: &mut Net) -> Result<(), Checkpoi
     let mut names: Vec<&String> = vars.keys().collect();
     names.sort();
     for name in names {
-        let view = st
-            .tensor(name)
-            .map_err(|_| CheckpointError::MissingTensor {
-                path: path.into(),
-                name: name.clone(),
-            })?;
+        let view =
+            st.tensor(name).map_err(|_| CheckpointError::MissingTensor { path: path.into(), name: name.clone() })?;
         if view.dtype() != Dtype::F32 {
             return Err(CheckpointError::TensorDtype {
                 path: path.into(),
@@ -441,40 +342,22 @@ fn copy_weights(path: &Path, bytes: &[u8], net: &mut Net) -> Result<(), Checkpoi
         }
         let expected = vars[name].size();
         let found = view.shape().to_vec();
-        if found.len() != expected.len()
-            || found.iter().zip(&expected).any(|(&f, &e)| f as i64 != e)
-        {
-            return Err(CheckpointError::TensorShape {
-                path: path.into(),
-                name: name.clone(),
-                found,
-                expected,
-            });
+        if found.len() != expected.len() || found.iter().zip(&expected).any(|(&f, &e)| f as i64 != e) {
+            return Err(CheckpointError::TensorShape { path: path.into(), name: name.clone(), found, expected });
         }
-        let t =
-            Tensor::f_from_data_size(view.data(), &expected, Kind::Float).map_err(|source| {
-                CheckpointError::Torch {
-                    path: path.into(),
-                    source,
-                }
-            })?;
+        let t = Tensor::f_from_data_size(view.data(), &expected, Kind::Float)
+            .map_err(|source| CheckpointError::Torch { path: path.into(), source })?;
         staged.push((name.clone(), t));
     }
     let mut file_names = st.names();
     file_names.sort_unstable();
     if let Some(extra) = file_names.into_iter().find(|n| !vars.contains_key(*n)) {
-        return Err(CheckpointError::UnexpectedTensor {
-            path: path.into(),
-            name: extra.into(),
-        });
+        return Err(CheckpointError::UnexpectedTensor { path: path.into(), name: extra.into() });
     }
     tch::no_grad(|| {
         for (name, src) in &staged {
             let mut dst = vars[name].shallow_clone();
-            dst.f_copy_(src).map_err(|source| CheckpointError::Torch {
-                path: path.into(),
-                source,
-            })?;
+            dst.f_copy_(src).map_err(|source| CheckpointError::Torch { path: path.into(), source })?;
         }
         Ok(())
     })
@@ -489,12 +372,7 @@ fn describe_differences(file: &NetConfig, expected: &NetConfig) -> String {
     let diffs: Vec<String> = a
         .iter()
         .filter(|(k, v)| b.get(*k) != Some(v))
-        .map(|(k, v)| {
-            format!(
-                "{k}: file {v}, expected {}",
-                b.get(k).unwrap_or(&serde_json::Value::Null)
-            )
-        })
+        .map(|(k, v)| format!("{k}: file {v}, expected {}", b.get(k).unwrap_or(&serde_json::Value::Null)))
         .collect();
     diffs.join("; ")
 }
@@ -504,10 +382,7 @@ mod tests {
     use super::*;
     use crate::testutil::{randomize, tiny_config, TempDir};
 
-    const V: FormatVersions = FormatVersions {
-        input: 3,
-        policy: 7,
-    };
+    const V: FormatVersions = FormatVersions { input: 3, policy: 7 };
 
     /// A randomised tiny net saved as `net.safetensors` in a fresh directory.
     fn saved_net() -> (Net, PathBuf, TempDir) {
@@ -537,18 +412,11 @@ mod tests {
         assert_eq!(&meta.architecture, net.config());
         assert_eq!(read_metadata(&path).unwrap(), meta);
         assert_same_variables(&net, &loaded);
-        assert!(net
-            .var_store()
-            .variables()
-            .keys()
-            .any(|k| k.ends_with("running_var")));
+        assert!(net.var_store().variables().keys().any(|k| k.ends_with("running_var")));
 
         // Same outputs in eval mode (uses the running statistics).
         let xs = Tensor::randn([3, 5, 8, 8], (Kind::Float, Device::Cpu));
-        assert!(net
-            .infer_concat(&xs)
-            .unwrap()
-            .equal(&loaded.infer_concat(&xs).unwrap()));
+        assert!(net.infer_concat(&xs).unwrap().equal(&loaded.infer_concat(&xs).unwrap()));
 
         // load_into an existing net of the same architecture.
         let mut other = Net::new(tiny_config(true, true), Device::Cpu).unwrap();
@@ -560,20 +428,11 @@ mod tests {
         let again = dir.join("again.safetensors");
         save(&loaded, &again, V, 1234).unwrap();
         assert_eq!(read_metadata(&again).unwrap(), meta);
-        let (a, b) = (
-            std::fs::read(&path).unwrap(),
-            std::fs::read(&again).unwrap(),
-        );
-        let (a, b) = (
-            SafeTensors::deserialize(&a).unwrap(),
-            SafeTensors::deserialize(&b).unwrap(),
-        );
+        let (a, b) = (std::fs::read(&path).unwrap(), std::fs::read(&again).unwrap());
+        let (a, b) = (SafeTensors::deserialize(&a).unwrap(), SafeTensors::deserialize(&b).unwrap());
         assert_eq!(a.len(), b.len());
         for (name, view) in a.iter() {
-            assert!(
-                view.data() == b.tensor(name).unwrap().data(),
-                "{name} differs"
-            );
+            assert!(view.data() == b.tensor(name).unwrap().data(), "{name} differs");
         }
     }
 
@@ -594,35 +453,11 @@ mod tests {
     #[test]
     fn wrong_versions_fail() {
         let (_, path, _dir) = saved_net();
-        let e = load(
-            &path,
-            FormatVersions { input: 4, ..V },
-            Device::Cpu,
-            Precision::F32,
-        );
-        assert!(matches!(
-            e,
-            Err(CheckpointError::InputFormatVersion {
-                found: 3,
-                expected: 4,
-                ..
-            })
-        ));
-        let e = load(
-            &path,
-            FormatVersions { policy: 6, ..V },
-            Device::Cpu,
-            Precision::F32,
-        );
+        let e = load(&path, FormatVersions { input: 4, ..V }, Device::Cpu, Precision::F32);
+        assert!(matches!(e, Err(CheckpointError::InputFormatVersion { found: 3, expected: 4, .. })));
+        let e = load(&path, FormatVersions { policy: 6, ..V }, Device::Cpu, Precision::F32);
         let e = e.unwrap_err();
-        assert!(matches!(
-            e,
-            CheckpointError::PolicyFormatVersion {
-                found: 7,
-                expected: 6,
-                ..
-            }
-        ));
+        assert!(matches!(e, CheckpointError::PolicyFormatVersion { found: 7, expected: 6, .. }));
         assert!(e.to_string().contains("policy format version 7"), "{e}");
     }
 
@@ -644,30 +479,16 @@ mod tests {
         };
         write(&meta);
         let e = load(&path, V, Device::Cpu, Precision::F32).unwrap_err();
-        assert!(
-            matches!(&e, CheckpointError::WrongFormat { found, .. } if found == "szero-net-v0")
-        );
+        assert!(matches!(&e, CheckpointError::WrongFormat { found, .. } if found == "szero-net-v0"));
         assert!(e.to_string().contains("szero-net-v0"), "{e}");
-        assert!(matches!(
-            read_metadata(&path),
-            Err(CheckpointError::WrongFormat { .. })
-        ));
+        assert!(matches!(read_metadata(&path), Err(CheckpointError::WrongFormat { .. })));
 
         // A plain safetensors file without our metadata.
-        let plain = safetensors::serialize(
-            [(
-                "w",
-                TensorView::new(Dtype::F32, vec![1], &[0u8; 4]).unwrap(),
-            )],
-            None,
-        )
-        .unwrap();
+        let plain =
+            safetensors::serialize([("w", TensorView::new(Dtype::F32, vec![1], &[0u8; 4]).unwrap())], None).unwrap();
         std::fs::write(&path, plain).unwrap();
         let e = load(&path, V, Device::Cpu, Precision::F32).unwrap_err();
-        assert!(
-            matches!(e, CheckpointError::MissingMetadata { key: "format", .. }),
-            "{e}"
-        );
+        assert!(matches!(e, CheckpointError::MissingMetadata { key: "format", .. }), "{e}");
 
         // Not safetensors at all, and a missing file.
         std::fs::write(&path, b"garbage, not a header").unwrap();
@@ -680,26 +501,12 @@ mod tests {
         meta.format = FORMAT_MAGIC.into();
         let mut map = meta.to_map();
         map.insert(KEY_ARCH.into(), "{\"blocks\":2}".into());
-        let bytes = safetensors::serialize(
-            [(
-                "w",
-                TensorView::new(Dtype::F32, vec![1], &[0u8; 4]).unwrap(),
-            )],
-            Some(map),
-        )
-        .unwrap();
+        let bytes =
+            safetensors::serialize([("w", TensorView::new(Dtype::F32, vec![1], &[0u8; 4]).unwrap())], Some(map))
+                .unwrap();
         std::fs::write(&path, bytes).unwrap();
         let e = load(&path, V, Device::Cpu, Precision::F32).unwrap_err();
-        assert!(
-            matches!(
-                e,
-                CheckpointError::BadMetadata {
-                    key: "architecture",
-                    ..
-                }
-            ),
-            "{e}"
-        );
+        assert!(matches!(e, CheckpointError::BadMetadata { key: "architecture", .. }), "{e}");
 
         // A header that claims a network of terabytes over a few bytes of data: refused
         // before anything is allocated.
@@ -725,10 +532,7 @@ mod tests {
         let before = other.var_store().variables()["stem.conv.weight"].copy();
         let e = load_into(&mut other, &path, V).unwrap_err();
         assert!(matches!(e, CheckpointError::ArchitectureMismatch { .. }));
-        assert!(
-            e.to_string().contains("channels: file 8, expected 16"),
-            "{e}"
-        );
+        assert!(e.to_string().contains("channels: file 8, expected 16"), "{e}");
         assert!(before.equal(&other.var_store().variables()["stem.conv.weight"]));
     }
 
@@ -749,10 +553,7 @@ mod tests {
         let path = dir.join("tensors.safetensors");
         std::fs::write(&path, to_bytes(&net, &bigger).unwrap()).unwrap();
         let e = load(&path, V, Device::Cpu, Precision::F32).unwrap_err();
-        assert!(
-            matches!(e, CheckpointError::MissingTensor { ref name, .. } if name.starts_with("tower.2.")),
-            "{e}"
-        );
+        assert!(matches!(e, CheckpointError::MissingTensor { ref name, .. } if name.starts_with("tower.2.")), "{e}");
 
         let mut wider = meta.clone();
         wider.architecture.value_hidden = 17;
@@ -764,9 +565,6 @@ mod tests {
         smaller.architecture.blocks = 1;
         std::fs::write(&path, to_bytes(&net, &smaller).unwrap()).unwrap();
         let e = load(&path, V, Device::Cpu, Precision::F32).unwrap_err();
-        assert!(
-            matches!(e, CheckpointError::UnexpectedTensor { ref name, .. } if name.starts_with("tower.1.")),
-            "{e}"
-        );
+        assert!(matches!(e, CheckpointError::UnexpectedTensor { ref name, .. } if name.starts_with("tower.1.")), "{e}");
     }
 }

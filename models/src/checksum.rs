@@ -92,7 +92,8 @@ mod tests {
     fn files_without_a_checksum_still_read() {
         let a = [0u8; 4];
         let bytes =
-            safetensors::serialize(vec![("a".to_string(), TensorView::new(Dtype::F32, vec![1], &a).unwrap())], None).unwrap();
+            safetensors::serialize(vec![("a".to_string(), TensorView::new(Dtype::F32, vec![1], &a).unwrap())], None)
+                .unwrap();
         check(&bytes).unwrap();
     }
 }

@@ -116,10 +116,7 @@ impl NetConfig {
             value_channels: 32,
             value_hidden: 128,
             value_pooling: false,
-            moves_left: Some(MovesLeftConfig {
-                channels: 8,
-                hidden: 128,
-            }),
+            moves_left: Some(MovesLeftConfig { channels: 8, hidden: 128 }),
             material: None,
         }
     }
@@ -164,21 +161,14 @@ impl NetConfig {
         }
         // Zero blocks is a legal (if weak) network; everything else must be positive.
         for (field, value) in sizes {
-            let ok = if field == "blocks" {
-                value >= 0
-            } else {
-                value > 0
-            };
+            let ok = if field == "blocks" { value >= 0 } else { value > 0 };
             if !ok {
                 return Err(ConfigError::NotPositive { field, value });
             }
         }
         if let Some(se) = &self.squeeze_excitation {
             if self.channels / se.ratio == 0 {
-                return Err(ConfigError::SeRatio {
-                    ratio: se.ratio,
-                    channels: self.channels,
-                });
+                return Err(ConfigError::SeRatio { ratio: se.ratio, channels: self.channels });
             }
         }
         Ok(())
@@ -210,13 +200,7 @@ mod tests {
         assert!(NetConfig::small(64, 2000).validate().is_ok());
         let mut cfg = NetConfig::small(64, 2000);
         cfg.policy_size = 0;
-        assert_eq!(
-            cfg.validate(),
-            Err(ConfigError::NotPositive {
-                field: "policy_size",
-                value: 0
-            })
-        );
+        assert_eq!(cfg.validate(), Err(ConfigError::NotPositive { field: "policy_size", value: 0 }));
         let mut cfg = NetConfig::small(64, 2000);
         cfg.squeeze_excitation = Some(SeConfig { ratio: 128 });
         assert!(matches!(cfg.validate(), Err(ConfigError::SeRatio { .. })));

@@ -43,10 +43,7 @@ impl DeviceChoice {
                 if i < available {
                     Ok(Device::Cuda(i))
                 } else {
-                    Err(DeviceError::CudaUnavailable {
-                        requested: i,
-                        available,
-                    })
+                    Err(DeviceError::CudaUnavailable { requested: i, available })
                 }
             }
         }
@@ -179,10 +176,7 @@ mod tests {
         for s in ["auto", "cpu", "cuda:0", "cuda:3"] {
             assert_eq!(s.parse::<DeviceChoice>().unwrap().to_string(), s);
         }
-        assert_eq!(
-            "cuda".parse::<DeviceChoice>().unwrap(),
-            DeviceChoice::Cuda(0)
-        );
+        assert_eq!("cuda".parse::<DeviceChoice>().unwrap(), DeviceChoice::Cuda(0));
         assert!("tpu".parse::<DeviceChoice>().is_err());
         assert_eq!("bf16".parse::<Precision>().unwrap(), Precision::Bf16);
         assert!("fp8".parse::<Precision>().is_err());
@@ -194,10 +188,7 @@ mod tests {
     fn resolve() {
         assert_eq!(DeviceChoice::Cpu.resolve().unwrap(), Device::Cpu);
         let missing = cuda_device_count() + 1;
-        assert!(matches!(
-            DeviceChoice::Cuda(missing).resolve(),
-            Err(DeviceError::CudaUnavailable { .. })
-        ));
+        assert!(matches!(DeviceChoice::Cuda(missing).resolve(), Err(DeviceError::CudaUnavailable { .. })));
         assert_eq!(Precision::Auto.resolve(Device::Cpu), Precision::F32);
         assert_eq!(Precision::Auto.resolve(Device::Cuda(0)), Precision::Bf16);
     }

@@ -84,14 +84,10 @@ pub fn encode(positions: &[Position], history: usize, out: &mut [f32]) {
     }
 
     let c = PER_STEP * (history + 1);
-    for (j, (color, piece)) in [
-        (us, HandPiece::Elephant),
-        (us, HandPiece::Hawk),
-        (them, HandPiece::Elephant),
-        (them, HandPiece::Hawk),
-    ]
-    .into_iter()
-    .enumerate()
+    for (j, (color, piece)) in
+        [(us, HandPiece::Elephant), (us, HandPiece::Hawk), (them, HandPiece::Elephant), (them, HandPiece::Hawk)]
+            .into_iter()
+            .enumerate()
     {
         if cur.hand(color).contains(piece) {
             fill_plane(out, c + j, 1.0);
@@ -135,9 +131,9 @@ pub fn input_key(positions: &[Position], history: usize) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    use search::evaluator::context_len;
     use super::*;
     use schess::Game;
+    use search::evaluator::context_len;
 
     #[test]
     fn start_position_planes() {
@@ -263,7 +259,8 @@ mod tests {
     #[test]
     fn leaf_history_covers_far_repetitions() {
         let mut game = schess::Game::new(Position::from_fen("4k3/8/8/8/8/8/8/R3K3[] w - - 0 1").unwrap());
-        let (up, down) = (["a1a2", "a2a3", "a3a4", "a4a5", "a5a6", "a6a7"], ["a7a6", "a6a5", "a5a4", "a4a3", "a3a2", "a2a1"]);
+        let (up, down) =
+            (["a1a2", "a2a3", "a3a4", "a4a5", "a5a6", "a6a7"], ["a7a6", "a6a5", "a5a4", "a4a3", "a3a2", "a2a1"]);
         for (i, m) in up.iter().chain(&down).enumerate() {
             game.play_uci(m).unwrap();
             game.play_uci(if i % 2 == 0 { "e8d8" } else { "d8e8" }).unwrap();

@@ -53,7 +53,14 @@ impl NetEvaluator {
         }
         let material_mix = configured_mix(&net);
         nets.push(Mutex::new(net));
-        Ok(NetEvaluator { nets, history, material_mix, next: Default::default(), calls: AtomicU64::new(0), rows: AtomicU64::new(0) })
+        Ok(NetEvaluator {
+            nets,
+            history,
+            material_mix,
+            next: Default::default(),
+            calls: AtomicU64::new(0),
+            rows: AtomicU64::new(0),
+        })
     }
 
     /// Overrides the network's configured material mix (0..=1; no effect without a
@@ -206,7 +213,12 @@ pub struct CachedEvaluator<E> {
 impl<E: Evaluator> CachedEvaluator<E> {
     /// `capacity`: entries per generation (so at most twice that are held).
     pub fn new(inner: E, history: usize, capacity: usize) -> Self {
-        CachedEvaluator { inner, history, capacity: capacity.max(1), maps: Mutex::new((HashMap::new(), HashMap::new())) }
+        CachedEvaluator {
+            inner,
+            history,
+            capacity: capacity.max(1),
+            maps: Mutex::new((HashMap::new(), HashMap::new())),
+        }
     }
 
     /// The cache key: everything the network's input encoding reads of the history
@@ -258,10 +270,10 @@ impl<E: Evaluator> Evaluator for CachedEvaluator<E> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use search::evaluator::UniformEvaluator;
     use crate::config::NetConfig;
     use crate::encoding::planes;
     use crate::policy_index::POLICY_SIZE;
+    use search::evaluator::UniformEvaluator;
 
     #[test]
     fn cache_key_tells_apart_inputs_that_differ_only_in_the_clock() {

@@ -36,10 +36,7 @@ const TRACE_BATCH: i64 = 2;
 #[derive(Debug, thiserror::Error)]
 pub enum ExportError {
     #[error("{}: {source}", path.display())]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Io { path: PathBuf, source: std::io::Error },
     #[error(transparent)]
     Net(#[from] NetError),
     #[error("tracing the network: {0}")]
@@ -148,16 +145,13 @@ impl ExportInfo {
                 name: "policy_logits".into(),
                 start: 0,
                 end: p,
-                description:
-                    "unnormalised logits over the move index; mask illegal moves, then softmax"
-                        .into(),
+                description: "unnormalised logits over the move index; mask illegal moves, then softmax".into(),
             },
             OutputSlice {
                 name: "wdl_logits".into(),
                 start: p,
                 end: p + WDL,
-                description:
-                    "win, draw, loss logits for the side to move; softmax for probabilities".into(),
+                description: "win, draw, loss logits for the side to move; softmax for probabilities".into(),
             },
         ];
         let mut end = p + WDL;
@@ -194,12 +188,7 @@ impl ExportInfo {
             torchscript: TORCHSCRIPT_FILE.into(),
             weights: WEIGHTS_FILE.into(),
             input: TensorSpec {
-                shape: vec![
-                    n(),
-                    config.input_planes.into(),
-                    BOARD_SIZE.into(),
-                    BOARD_SIZE.into(),
-                ],
+                shape: vec![n(), config.input_planes.into(), BOARD_SIZE.into(), BOARD_SIZE.into()],
                 dtype: "float32".into(),
                 device: "cpu".into(),
             },
@@ -224,10 +213,7 @@ pub fn export(
     training_step: u64,
 ) -> Result<ExportPaths, ExportError> {
     let dir = out_dir.as_ref();
-    std::fs::create_dir_all(dir).map_err(|source| ExportError::Io {
-        path: dir.into(),
-        source,
-    })?;
+    std::fs::create_dir_all(dir).map_err(|source| ExportError::Io { path: dir.into(), source })?;
     let paths = ExportPaths {
         torchscript: dir.join(TORCHSCRIPT_FILE),
         weights: dir.join(WEIGHTS_FILE),
@@ -235,13 +221,8 @@ pub fn export(
     };
 
     let module = trace(net)?;
-    commit_with(&paths.torchscript, |tmp| {
-        module.save(tmp).map_err(std::io::Error::other)
-    })
-    .map_err(|source| ExportError::Io {
-        path: paths.torchscript.clone(),
-        source,
-    })?;
+    commit_with(&paths.torchscript, |tmp| module.save(tmp).map_err(std::io::Error::other))
+        .map_err(|source| ExportError::Io { path: paths.torchscript.clone(), source })?;
 
     checkpoint::save(net, &paths.weights, versions, training_step)?;
 
@@ -254,24 +235,20 @@ pub fn trace(net: &Net) -> Result<CModule, ExportError> {
     let mut frozen = net.try_clone_to(Device::Cpu, Precision::F32)?;
     frozen.var_store_mut().freeze();
     let cfg = frozen.config();
-    let example = Tensor::zeros(
-        [TRACE_BATCH, cfg.input_planes, BOARD_SIZE, BOARD_SIZE],
-        (Kind::Float, Device::Cpu),
-    );
+    let example = Tensor::zeros([TRACE_BATCH, cfg.input_planes, BOARD_SIZE, BOARD_SIZE], (Kind::Float, Device::Cpu));
     // The closure cannot return an error; the input shape is right by construction, so
     // forward_t cannot fail here. Record the failure and report it after tracing.
     let mut failure = None;
-    let module =
-        CModule::create_by_tracing("SzeroNet", "forward", &[example], &mut |xs| match frozen
-            .forward_t(&xs[0], false)
-        {
-            Ok(out) => vec![out.concat()],
-            Err(e) => {
-                failure = Some(e);
-                vec![]
-            }
-        })
-        .map_err(ExportError::Trace)?;
+    let module = CModule::create_by_tracing("SzeroNet", "forward", &[example], &mut |xs| match frozen
+        .forward_t(&xs[0], false)
+    {
+        Ok(out) => vec![out.concat()],
+        Err(e) => {
+            failure = Some(e);
+            vec![]
+        }
+    })
+    .map_err(ExportError::Trace)?;
     match failure {
         Some(e) => Err(e.into()),
         None => Ok(module),
@@ -285,10 +262,7 @@ mod tests {
     use safetensors::tensor::{Dtype, SafeTensors, TensorView};
     use std::process::Command;
 
-    const V: FormatVersions = FormatVersions {
-        input: 1,
-        policy: 2,
-    };
+    const V: FormatVersions = FormatVersions { input: 1, policy: 2 };
 
     fn python() -> PathBuf {
         venv_python().unwrap_or_else(|e| panic!("{e}"))
@@ -329,8 +303,7 @@ print("python ok", tuple(y.shape))
         let dir = tmp.join("out");
         let paths = export(&net, &dir, V, 99).unwrap();
         assert!(paths.torchscript.exists() && paths.weights.exists() && paths.info.exists());
-        let info: ExportInfo =
-            serde_json::from_slice(&std::fs::read(&paths.info).unwrap()).unwrap();
+        let info: ExportInfo = serde_json::from_slice(&std::fs::read(&paths.info).unwrap()).unwrap();
         assert_eq!(info, ExportInfo::new(net.config(), V, 99));
 
         // A batch size other than the traced one.
@@ -345,11 +318,8 @@ print("python ok", tuple(y.shape))
         let (shape, bytes) = f32_tensor(&xs);
         let x_path = dir.join("x.safetensors");
         let y_path = dir.join("y.safetensors");
-        let x_file = safetensors::serialize(
-            [("x", TensorView::new(Dtype::F32, shape, &bytes).unwrap())],
-            None,
-        )
-        .unwrap();
+        let x_file =
+            safetensors::serialize([("x", TensorView::new(Dtype::F32, shape, &bytes).unwrap())], None).unwrap();
         std::fs::write(&x_path, x_file).unwrap();
         let script = dir.join("check.py");
         std::fs::write(&script, PY_SCRIPT).unwrap();
@@ -383,23 +353,14 @@ print("python ok", tuple(y.shape))
         randomize(&mut net, 22);
         let tmp = TempDir::new("export");
         let paths = export(&net, tmp.path(), V, 5).unwrap();
-        let info: ExportInfo =
-            serde_json::from_slice(&std::fs::read(&paths.info).unwrap()).unwrap();
+        let info: ExportInfo = serde_json::from_slice(&std::fs::read(&paths.info).unwrap()).unwrap();
         assert_eq!(info.output_layout.len(), 2);
         assert_eq!(info.output_layout[1].end, net.config().output_width());
         // Exporting does not freeze the caller's network.
-        assert!(net
-            .var_store()
-            .trainable_variables()
-            .iter()
-            .all(Tensor::requires_grad));
-        let (back, meta) =
-            checkpoint::load(&paths.weights, V, Device::Cpu, Precision::F32).unwrap();
+        assert!(net.var_store().trainable_variables().iter().all(Tensor::requires_grad));
+        let (back, meta) = checkpoint::load(&paths.weights, V, Device::Cpu, Precision::F32).unwrap();
         assert_eq!(meta.training_step, 5);
         let xs = Tensor::randn([3, 5, 8, 8], (Kind::Float, Device::Cpu));
-        assert!(back
-            .infer_concat(&xs)
-            .unwrap()
-            .equal(&net.infer_concat(&xs).unwrap()));
+        assert!(back.infer_concat(&xs).unwrap().equal(&net.infer_concat(&xs).unwrap()));
     }
 }

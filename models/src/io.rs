@@ -15,10 +15,7 @@ pub fn temp_path(path: &Path) -> PathBuf {
     use std::sync::atomic::{AtomicU64, Ordering};
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let name = path
-        .file_name()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let name = path.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
     path.with_file_name(format!(".{name}.tmp.{}.{n}", std::process::id()))
 }
 
@@ -33,10 +30,7 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
 
 /// Lets `write` produce a file at a temporary path, then renames it to `path`.
 /// The temporary file is removed if anything fails.
-pub fn commit_with(
-    path: &Path,
-    write: impl FnOnce(&Path) -> io::Result<()>,
-) -> io::Result<()> {
+pub fn commit_with(path: &Path, write: impl FnOnce(&Path) -> io::Result<()>) -> io::Result<()> {
     let tmp = temp_path(path);
     let result = write(&tmp).and_then(|()| fs::rename(&tmp, path));
     if result.is_err() {
@@ -70,10 +64,6 @@ mod tests {
         });
         assert!(err.is_err());
         assert_eq!(fs::read(&p).unwrap(), b"two");
-        assert_eq!(
-            fs::read_dir(dir.path()).unwrap().count(),
-            1,
-            "temp file left behind"
-        );
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1, "temp file left behind");
     }
 }

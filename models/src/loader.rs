@@ -3,9 +3,9 @@
 
 use crate::checkpoint::{self, Metadata};
 use crate::evaluator::{CachedEvaluator, NetEvaluator};
-use search::Evaluator;
 use crate::{DeviceChoice, Net, Precision, FORMAT_VERSIONS};
 use anyhow::Context;
+use search::Evaluator;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -37,8 +37,9 @@ impl LoadedNet {
 pub fn load_net(path: &Path, device: tch::Device, precision: Precision) -> anyhow::Result<LoadedNet> {
     // Every checkpoint error names the file already.
     let (net, meta) = checkpoint::load(path, FORMAT_VERSIONS, device, precision)?;
-    let history = crate::history_of(net.config())
-        .with_context(|| format!("{}: input planes {} match no history length", path.display(), net.config().input_planes))?;
+    let history = crate::history_of(net.config()).with_context(|| {
+        format!("{}: input planes {} match no history length", path.display(), net.config().input_planes)
+    })?;
     Ok(LoadedNet { net, history, meta })
 }
 
@@ -56,11 +57,5 @@ pub fn load_evaluator(
     if let Some(mix) = material_mix {
         net = net.with_material_mix(mix);
     }
-    Ok(if cache_entries > 0 {
-        Arc::new(CachedEvaluator::new(net, history, cache_entries))
-    } else {
-        Arc::new(net)
-    })
+    Ok(if cache_entries > 0 { Arc::new(CachedEvaluator::new(net, history, cache_entries)) } else { Arc::new(net) })
 }
-
-

@@ -83,28 +83,13 @@ impl Net {
         let root = vs.root();
         let c = config.channels;
         let stem = ConvBn::new(&(&root / "stem"), config.input_planes, c, 3, BnInit::One);
-        let tower = (0..config.blocks)
-            .map(|i| ResBlock::new(&(&root / "tower" / i), &config))
-            .collect();
+        let tower = (0..config.blocks).map(|i| ResBlock::new(&(&root / "tower" / i), &config)).collect();
         let policy = PolicyHead::new(&(&root / "policy"), &config);
         let value = ValueHead::new(&(&root / "value"), &config);
-        let moves_left = config
-            .moves_left
-            .map(|ml| MovesLeftHead::new(&(&root / "moves_left"), c, ml.channels, ml.hidden));
-        let material = config
-            .material
-            .map(|m| MlpHead::new(&(&root / "material"), c, m.channels, m.hidden, 1, true));
-        Ok(Net {
-            vs,
-            config,
-            precision: Precision::F32,
-            stem,
-            tower,
-            policy,
-            value,
-            moves_left,
-            material,
-        })
+        let moves_left =
+            config.moves_left.map(|ml| MovesLeftHead::new(&(&root / "moves_left"), c, ml.channels, ml.hidden));
+        let material = config.material.map(|m| MlpHead::new(&(&root / "material"), c, m.channels, m.hidden, 1, true));
+        Ok(Net { vs, config, precision: Precision::F32, stem, tower, policy, value, moves_left, material })
     }
 
     /// Builds a network with the same architecture and copies this one's variables
@@ -146,12 +131,7 @@ impl Net {
 
     /// Total number of scalar weights (trainable and batch-norm statistics).
     pub fn num_parameters(&self) -> i64 {
-        self.vs
-            .variables()
-            .values()
-            .map(Tensor::numel)
-            .map(|n| n as i64)
-            .sum()
+        self.vs.variables().values().map(Tensor::numel).map(|n| n as i64).sum()
     }
 
     /// Casts every weight (batch-norm statistics included) to `precision`, resolved
@@ -173,17 +153,12 @@ impl Net {
     /// Checks that `xs` is `[N, input_planes, 8, 8]` (N may be 0).
     fn check_input(&self, xs: &Tensor) -> Result<(), NetError> {
         let size = xs.size();
-        let ok = size.len() == 4
-            && size[1] == self.config.input_planes
-            && size[2] == BOARD_SIZE
-            && size[3] == BOARD_SIZE;
+        let ok =
+            size.len() == 4 && size[1] == self.config.input_planes && size[2] == BOARD_SIZE && size[3] == BOARD_SIZE;
         if ok {
             Ok(())
         } else {
-            Err(NetError::InputShape {
-                planes: self.config.input_planes,
-                found: size,
-            })
+            Err(NetError::InputShape { planes: self.config.input_planes, found: size })
         }
     }
 
@@ -255,11 +230,7 @@ struct ConvBn {
 
 impl ConvBn {
     fn new(p: &nn::Path, c_in: i64, c_out: i64, k: i64, bn_init: BnInit) -> ConvBn {
-        let conv_cfg = nn::ConvConfig {
-            padding: k / 2,
-            bias: false,
-            ..Default::default()
-        };
+        let conv_cfg = nn::ConvConfig { padding: k / 2, bias: false, ..Default::default() };
         let bn_cfg = nn::BatchNormConfig {
             ws_init: nn::Init::Const(match bn_init {
                 BnInit::One => 1.0,
@@ -267,10 +238,7 @@ impl ConvBn {
             }),
             ..Default::default()
         };
-        ConvBn {
-            conv: nn::conv2d(p / "conv", c_in, c_out, k, conv_cfg),
-            bn: nn::batch_norm2d(p / "bn", c_out, bn_cfg),
-        }
+        ConvBn { conv: nn::conv2d(p / "conv", c_in, c_out, k, conv_cfg), bn: nn::batch_norm2d(p / "bn", c_out, bn_cfg) }
     }
 
     fn forward_t(&self, xs: &Tensor, train: bool) -> Tensor {
@@ -319,9 +287,7 @@ impl ResBlock {
         ResBlock {
             a: ConvBn::new(&(p / "a"), c, c, 3, BnInit::One),
             b: ConvBn::new(&(p / "b"), c, c, 3, BnInit::Zero),
-            se: cfg
-                .squeeze_excitation
-                .map(|se| SqueezeExcitation::new(&(p / "se"), c, se.ratio)),
+            se: cfg.squeeze_excitation.map(|se| SqueezeExcitation::new(&(p / "se"), c, se.ratio)),
         }
     }
 
@@ -350,11 +316,7 @@ impl PolicyHead {
     }
 
     fn forward_t(&self, xs: &Tensor, train: bool) -> Tensor {
-        self.conv
-            .forward_t(xs, train)
-            .relu()
-            .flatten(1, -1)
-            .apply(&self.fc)
+        self.conv.forward_t(xs, train).relu().flatten(1, -1).apply(&self.fc)
     }
 }
 
@@ -409,14 +371,7 @@ struct ValueHead(MlpHead);
 
 impl ValueHead {
     fn new(p: &nn::Path, cfg: &NetConfig) -> Self {
-        ValueHead(MlpHead::new(
-            p,
-            cfg.channels,
-            cfg.value_channels,
-            cfg.value_hidden,
-            WDL,
-            cfg.value_pooling,
-        ))
+        ValueHead(MlpHead::new(p, cfg.channels, cfg.value_channels, cfg.value_hidden, WDL, cfg.value_pooling))
     }
 
     fn forward_t(&self, xs: &Tensor, train: bool) -> Tensor {
@@ -460,10 +415,7 @@ mod tests {
                 let out = net.forward_t(&xs, train).unwrap();
                 assert_eq!(out.policy.size(), [4, 37]);
                 assert_eq!(out.wdl.size(), [4, 3]);
-                assert_eq!(
-                    out.moves_left.as_ref().map(Tensor::size),
-                    ml.then(|| vec![4])
-                );
+                assert_eq!(out.moves_left.as_ref().map(Tensor::size), ml.then(|| vec![4]));
                 assert_eq!(out.concat().size(), [4, cfg.output_width()]);
             }
         }
@@ -518,23 +470,15 @@ mod tests {
     fn bad_input_shape_is_an_error() {
         let net = Net::new(tiny_config(false, false), Device::Cpu).unwrap();
         let xs = Tensor::zeros([2, 6, 8, 8], (Kind::Float, Device::Cpu));
-        assert!(matches!(
-            net.forward_t(&xs, false),
-            Err(NetError::InputShape { planes: 5, .. })
-        ));
-        assert!(net
-            .infer(&Tensor::zeros([5, 8, 8], (Kind::Float, Device::Cpu)))
-            .is_err());
+        assert!(matches!(net.forward_t(&xs, false), Err(NetError::InputShape { planes: 5, .. })));
+        assert!(net.infer(&Tensor::zeros([5, 8, 8], (Kind::Float, Device::Cpu))).is_err());
     }
 
     #[test]
     fn invalid_config_is_an_error() {
         let mut cfg = tiny_config(false, false);
         cfg.channels = 0;
-        assert!(matches!(
-            Net::new(cfg, Device::Cpu),
-            Err(NetError::Config(_))
-        ));
+        assert!(matches!(Net::new(cfg, Device::Cpu), Err(NetError::Config(_))));
     }
 
     #[test]

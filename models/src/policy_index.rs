@@ -144,10 +144,10 @@ pub fn index_of(m: Move, turn: Color) -> Option<usize> {
     let t = tables();
     let rel = |sq| relative_square(sq, turn);
     let i = match m {
-        Move::Normal { from, to, gate: None } | Move::EnPassant { from, to } => t.plain[rel(from).index() * 64 + rel(to).index()],
-        Move::Normal { from, to, gate: Some(p) } => {
-            t.gate[(rel(from).index() * 64 + rel(to).index()) * 2 + p.index()]
+        Move::Normal { from, to, gate: None } | Move::EnPassant { from, to } => {
+            t.plain[rel(from).index() * 64 + rel(to).index()]
         }
+        Move::Normal { from, to, gate: Some(p) } => t.gate[(rel(from).index() * 64 + rel(to).index()) * 2 + p.index()],
         Move::Promotion { from, to, role } => {
             t.promotion[(rel(from).index() * 64 + rel(to).index()) * 6 + promotion_slot(role)?]
         }

@@ -17,10 +17,7 @@ pub(crate) fn tiny_config(se: bool, moves_left: bool) -> NetConfig {
         value_channels: 2,
         value_hidden: 16,
         value_pooling: false,
-        moves_left: moves_left.then_some(MovesLeftConfig {
-            channels: 2,
-            hidden: 8,
-        }),
+        moves_left: moves_left.then_some(MovesLeftConfig { channels: 2, hidden: 8 }),
         material: None,
     }
 }
@@ -49,8 +46,7 @@ impl TempDir {
         use std::sync::atomic::{AtomicU64, Ordering};
         static N: AtomicU64 = AtomicU64::new(0);
         let n = N.fetch_add(1, Ordering::Relaxed);
-        let dir =
-            std::env::temp_dir().join(format!("szero-models-{tag}-{}-{n}", std::process::id()));
+        let dir = std::env::temp_dir().join(format!("szero-models-{tag}-{}-{n}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         TempDir(dir)
     }

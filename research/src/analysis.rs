@@ -51,8 +51,7 @@ pub fn build(input: Input) -> Result<Report, PlotError> {
     let mut sections = vec![overview(games, &variants)];
     if sides.is_empty() {
         sections[0].text.push(
-            "No game began with a piece in hand (orthodox chess, the control): there is no gating to analyse."
-                .into(),
+            "No game began with a piece in hand (orthodox chess, the control): there is no gating to analyse.".into(),
         );
     } else {
         sections.push(timing(&sides)?);
@@ -75,7 +74,18 @@ fn overview(games: &[GameSummary], variants: &[stats::VariantRow]) -> Section {
     let mut t = Table::new(
         "variants",
         "Games by variant",
-        &["variant", "games", "mean plies", "white W", "D", "white L", "white score", "unknown result", "gates per game", "terminations"],
+        &[
+            "variant",
+            "games",
+            "mean plies",
+            "white W",
+            "D",
+            "white L",
+            "white score",
+            "unknown result",
+            "gates per game",
+            "terminations",
+        ],
     )
     .note("Results from White's view; chess (empty hands) is the control for gating experiments.");
     for v in variants {
@@ -156,12 +166,15 @@ fn timing(sides: &[stats::SideGame]) -> Result<Section, PlotError> {
         per(HandPiece::Hawk, Sides::Black),
     ];
     let last = columns.iter().filter_map(|c| c.keys().next_back()).copied().max().unwrap_or(1);
-    let mut hist = Table::new("entry_moves", "Entries by move number", &["move", "E white", "E black", "H white", "H black"]);
+    let mut hist =
+        Table::new("entry_moves", "Entries by move number", &["move", "E white", "E black", "H white", "H black"]);
     hist.csv_only = true;
     let get = |c: &std::collections::BTreeMap<u32, u64>, m: u32| c.get(&m).copied().unwrap_or(0);
     for m in 1..=last {
         if columns.iter().any(|c| get(c, m) > 0) {
-            hist.push(std::iter::once(Cell::Int(m as u64)).chain(columns.iter().map(|c| Cell::Int(get(c, m)))).collect());
+            hist.push(
+                std::iter::once(Cell::Int(m as u64)).chain(columns.iter().map(|c| Cell::Int(get(c, m)))).collect(),
+            );
         }
     }
     // The chart stops where 99% of the entries have happened, so a long tail does not
@@ -244,7 +257,12 @@ fn squares(games: &[GameSummary]) -> Result<Section, PlotError> {
         }
     }
     let [e, h] = values;
-    let plot = plots::bars("Where pieces enter: file of the gate", "gates", &files, &[Series::new("E", e), Series::new("H", h)])?;
+    let plot = plots::bars(
+        "Where pieces enter: file of the gate",
+        "gates",
+        &files,
+        &[Series::new("E", e), Series::new("H", h)],
+    )?;
     Ok(Section {
         title: "Where: square and file".into(),
         plots: vec![Plot { id: "by_file".into(), svg: plot }],
@@ -281,7 +299,8 @@ fn vias(games: &[GameSummary]) -> Result<Section, PlotError> {
         }
     }
     let [e, h] = values;
-    let plot = plots::bars("Behind which piece E and H enter", "gates", &names, &[Series::new("E", e), Series::new("H", h)])?;
+    let plot =
+        plots::bars("Behind which piece E and H enter", "gates", &names, &[Series::new("E", e), Series::new("H", h)])?;
     Ok(Section {
         title: "Behind which piece".into(),
         plots: vec![Plot { id: "by_via".into(), svg: plot }],
@@ -339,7 +358,12 @@ fn first_and_scores(sides: &[stats::SideGame], by_move: u32) -> Result<Section, 
     }
     let names: Vec<String> = conditions.iter().map(|c| short_condition(*c)).collect();
     let [w, b] = values;
-    let plot = plots::bars("Score by gating behaviour", "score", &names, &[Series::new("White", w).color(plots::WHITE_SIDE), Series::new("Black", b).color(plots::BLACK_SIDE)])?;
+    let plot = plots::bars(
+        "Score by gating behaviour",
+        "score",
+        &names,
+        &[Series::new("White", w).color(plots::WHITE_SIDE), Series::new("Black", b).color(plots::BLACK_SIDE)],
+    )?;
     Ok(Section {
         title: "Which first, and the score".into(),
         plots: vec![Plot { id: "scores".into(), svg: plot }],
@@ -369,11 +393,23 @@ fn generations(games: &[GameSummary]) -> Result<Section, PlotError> {
         "generations",
         "Trends across generations",
         &[
-            "generation", "games", "mean plies", "white score", "draw share", "E entered", "H entered", "E mean move",
-            "H mean move", "E first", "H first", "neither",
+            "generation",
+            "games",
+            "mean plies",
+            "white score",
+            "draw share",
+            "E entered",
+            "H entered",
+            "E mean move",
+            "H mean move",
+            "E first",
+            "H first",
+            "neither",
         ],
     )
-    .note("Shares over side-games that held the piece (entered) or could gate at all (first). PGN games form one group.");
+    .note(
+        "Shares over side-games that held the piece (entered) or could gate at all (first). PGN games form one group.",
+    );
     let mut xs = Vec::new();
     let mut s = vec![Vec::new(); 5];
     let mut moves = vec![Vec::new(); 2];
@@ -488,7 +524,14 @@ fn network(probe: &ProbeResults, description: &str) -> Result<Section, PlotError
         ]);
     }
     let value_header = [
-        "key", "piece", "n", "v(gate) - v(twin)", "std err", "gate better share", "v(piece) - v(other piece)", "n (vs other)",
+        "key",
+        "piece",
+        "n",
+        "v(gate) - v(twin)",
+        "std err",
+        "gate better share",
+        "v(piece) - v(other piece)",
+        "n (vs other)",
     ];
     let value_rows = |t: &mut Table, key: String, a: &[crate::network::ValueAgg; 2]| {
         for (i, p) in PIECES.iter().enumerate() {
@@ -508,7 +551,11 @@ fn network(probe: &ProbeResults, description: &str) -> Result<Section, PlotError
         }
     };
     let value_by_via = probe.value_by(|o| o.via);
-    let mut vv = Table::new("value_by_via", "Value: gating E, H or nothing on the same move, by the piece that leaves", &value_header);
+    let mut vv = Table::new(
+        "value_by_via",
+        "Value: gating E, H or nothing on the same move, by the piece that leaves",
+        &value_header,
+    );
     let mut vnames = Vec::new();
     let mut vdiff = [Vec::new(), Vec::new()];
     for (via, a) in &value_by_via {
@@ -566,10 +613,5 @@ fn network(probe: &ProbeResults, description: &str) -> Result<Section, PlotError
             )?,
         });
     }
-    Ok(Section {
-        title: "What the network thinks".into(),
-        text,
-        plots: plots_out,
-        tables: vec![pv, ps, vv, vs, raw],
-    })
+    Ok(Section { title: "What the network thinks".into(), text, plots: plots_out, tables: vec![pv, ps, vv, vs, raw] })
 }

@@ -175,7 +175,9 @@ pub fn load_pgn(path: &Path, opts: LoadOptions) -> Result<Loaded, LoadError> {
         .games
         .par_iter()
         .enumerate()
-        .map(|(i, g)| pgn_game(g, &name, i, opts).map_err(|e| format!("{}:{}: game {}: {e}", path.display(), g.line, i + 1)))
+        .map(|(i, g)| {
+            pgn_game(g, &name, i, opts).map_err(|e| format!("{}:{}: game {}: {e}", path.display(), g.line, i + 1))
+        })
         .collect();
     let mut out = collect(results);
     out.warnings.extend(parsed.warnings.into_iter().map(|w| format!("{}:{w}", path.display())));
@@ -207,7 +209,8 @@ fn pgn_game(g: &PgnGame, name: &str, index: usize, opts: LoadOptions) -> Result<
         })?;
         replay.push(m);
     }
-    let result = g.result().and_then(|r| r.parse::<schess::GameResult>().ok()).map(|r| r.score_for(schess::Color::White));
+    let result =
+        g.result().and_then(|r| r.parse::<schess::GameResult>().ok()).map(|r| r.score_for(schess::Color::White));
     let termination = g.tag("Termination").unwrap_or("unknown").to_string();
     Ok(replay.finish(result, &termination, &format!("{name}#{index}")))
 }

@@ -19,9 +19,9 @@ pub mod report;
 pub mod stats;
 
 use games::{LoadError, LoadOptions, Loaded};
-use search::evaluator::Evaluator;
 use network::{ProbeOptions, ProbeResults};
 use report::Report;
+use search::evaluator::Evaluator;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 

@@ -14,8 +14,8 @@
 use crate::games::ProbeCandidate;
 use crate::stats::GateVia;
 use anyhow::Context;
-use search::evaluator::Evaluator;
 use schess::{HandPiece, Move, Position, Square, Variant};
+use search::evaluator::Evaluator;
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -111,7 +111,9 @@ pub fn read_positions(path: &Path) -> anyhow::Result<(Vec<ProbeCandidate>, Vec<S
             }
         });
         match parsed {
-            Ok(pos) => out.push(ProbeCandidate { history: vec![pos], origin: format!("{}:{}", file_name(path), i + 1) }),
+            Ok(pos) => {
+                out.push(ProbeCandidate { history: vec![pos], origin: format!("{}:{}", file_name(path), i + 1) })
+            }
             Err(e) => warnings.push(format!("{}:{}: {e}", path.display(), i + 1)),
         }
     }
@@ -244,7 +246,9 @@ fn other_piece(m: Move) -> Option<Move> {
     };
     match m {
         Move::Normal { from, to, gate: Some(p) } => Some(Move::Normal { from, to, gate: Some(swap(p)) }),
-        Move::Castle { king, rook, gate: Some((p, at)) } => Some(Move::Castle { king, rook, gate: Some((swap(p), at)) }),
+        Move::Castle { king, rook, gate: Some((p, at)) } => {
+            Some(Move::Castle { king, rook, gate: Some((swap(p), at)) })
+        }
         _ => None,
     }
 }
@@ -356,7 +360,8 @@ mod tests {
     fn uniform_policy_is_indifferent() {
         let pos = Position::startpos();
         let cands = vec![ProbeCandidate { history: vec![pos.clone()], origin: "start".into() }];
-        let r = probe(&UniformEvaluator, 2, &cands, ProbeOptions { value_moves: 0, ..ProbeOptions::default() }).unwrap();
+        let r =
+            probe(&UniformEvaluator, 2, &cands, ProbeOptions { value_moves: 0, ..ProbeOptions::default() }).unwrap();
         assert_eq!(r.positions, 1);
         // Start: 4 knight moves x (plain, E, H) + 16 pawn moves = 28 moves.
         assert_eq!(r.policy.len(), 8);

@@ -4,8 +4,13 @@
 use plotters::prelude::*;
 
 /// Series colours: Elephant, Hawk, then neutral ones.
-pub const PALETTE: [RGBColor; 5] =
-    [RGBColor(31, 119, 180), RGBColor(214, 39, 40), RGBColor(127, 127, 127), RGBColor(44, 160, 44), RGBColor(148, 103, 189)];
+pub const PALETTE: [RGBColor; 5] = [
+    RGBColor(31, 119, 180),
+    RGBColor(214, 39, 40),
+    RGBColor(127, 127, 127),
+    RGBColor(44, 160, 44),
+    RGBColor(148, 103, 189),
+];
 
 const SIZE: (u32, u32) = (840, 360);
 /// Room on the right for the legend, drawn outside the plot so it never hides data.
@@ -176,9 +181,7 @@ pub fn lines(title: &str, x_label: &str, y_label: &str, xs: &[f64], series: &[Se
             (x0, x1) = (x0 - 0.5, x1 + 0.5);
         }
         let (lo, hi) = y_range(series.iter().flat_map(|s| &s.values));
-        let mut chart = chart_builder(&root, title)
-            .build_cartesian_2d(x0..x1, lo..hi)
-            .map_err(|x| e(x.to_string()))?;
+        let mut chart = chart_builder(&root, title).build_cartesian_2d(x0..x1, lo..hi).map_err(|x| e(x.to_string()))?;
         chart
             .configure_mesh()
             .label_style(("sans-serif", 16))
@@ -192,8 +195,12 @@ pub fn lines(title: &str, x_label: &str, y_label: &str, xs: &[f64], series: &[Se
             .map_err(|x| e(x.to_string()))?;
         for (j, s) in series.iter().enumerate() {
             let color = s.color_at(j);
-            let points: Vec<(f64, f64)> =
-                xs.iter().zip(&s.values).filter(|(x, y)| x.is_finite() && y.is_finite()).map(|(&x, &y)| (x, y)).collect();
+            let points: Vec<(f64, f64)> = xs
+                .iter()
+                .zip(&s.values)
+                .filter(|(x, y)| x.is_finite() && y.is_finite())
+                .map(|(&x, &y)| (x, y))
+                .collect();
             chart.draw_series(LineSeries::new(points.clone(), color.stroke_width(2))).map_err(|x| e(x.to_string()))?;
             if points.len() <= 60 {
                 chart
@@ -214,8 +221,13 @@ mod tests {
     #[test]
     fn draws_svg() {
         let cats: Vec<String> = ["a", "b", "c"].map(String::from).to_vec();
-        let s = bars("t", "y", &cats, &[Series::new("E", vec![1.0, -2.0, f64::NAN]), Series::new("H", vec![0.5, 1.0, 2.0])])
-            .unwrap();
+        let s = bars(
+            "t",
+            "y",
+            &cats,
+            &[Series::new("E", vec![1.0, -2.0, f64::NAN]), Series::new("H", vec![0.5, 1.0, 2.0])],
+        )
+        .unwrap();
         assert!(s.starts_with("<svg") && s.contains("</svg>") && s.contains("\nb\n</text>"), "{s}");
         let l = lines("t", "x", "y", &[0.0], &[Series::new("E", vec![1.0])]).unwrap();
         assert!(l.contains("<svg"));

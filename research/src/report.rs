@@ -126,12 +126,8 @@ impl Table {
             let _ = write!(out, "<p class=\"note\">{}</p>", escape(&self.note));
         }
         if self.csv_only {
-            let _ = write!(
-                out,
-                "<p>{} rows: see <a href=\"{1}.csv\">{1}.csv</a>.</p>",
-                self.rows.len(),
-                escape(&self.id)
-            );
+            let _ =
+                write!(out, "<p>{} rows: see <a href=\"{1}.csv\">{1}.csv</a>.</p>", self.rows.len(), escape(&self.id));
             return;
         }
         out.push_str("<table><thead><tr>");
@@ -291,7 +287,11 @@ mod tests {
         t.push(vec![Cell::text("x\"y"), Cell::Share(0.25)]);
         t.push(vec![Cell::Int(3), Cell::num(None, 2)]);
         assert_eq!(t.csv(), "a,\"b,c\"\n\"x\"\"y\",0.2500\n3,\n");
-        let r = Report { title: "R&D".into(), sections: vec![Section { tables: vec![t], ..Section::default() }], ..Report::default() };
+        let r = Report {
+            title: "R&D".into(),
+            sections: vec![Section { tables: vec![t], ..Section::default() }],
+            ..Report::default()
+        };
         let html = r.html();
         assert!(html.contains("R&amp;D") && html.contains("T &lt;1&gt;") && html.contains("25.0%"));
     }

@@ -34,8 +34,13 @@ fn fixed_games() -> Vec<GameSummary> {
     let setup = Position::from_fen(SETUP_C).unwrap();
     let chess = Position::new(Variant::Chess);
     vec![
-        summarize(&start, &["b1c3e", "e7e5", "g1f3", "b8c6h", "e2e4", "d7d6", "f1c4", "c8g4e", "h1e1h"], Some(1), Some(0))
-            .unwrap(),
+        summarize(
+            &start,
+            &["b1c3e", "e7e5", "g1f3", "b8c6h", "e2e4", "d7d6", "f1c4", "c8g4e", "h1e1h"],
+            Some(1),
+            Some(0),
+        )
+        .unwrap(),
         summarize(&start, &["e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "f8c5", "e1g1e"], Some(-1), Some(1)).unwrap(),
         summarize(&setup, &["e1e2h", "e8d8"], Some(0), Some(1)).unwrap(),
         summarize(&chess, &["e2e4", "e7e5"], Some(0), Some(1)).unwrap(),
@@ -115,13 +120,7 @@ fn squares_files_and_gating_pieces() {
     let squares: Vec<(String, u64, u64)> = by_square.iter().map(|(s, c)| (s.clone(), c[0].count, c[1].count)).collect();
     assert_eq!(
         squares,
-        vec![
-            ("b1".into(), 1, 0),
-            ("b8".into(), 0, 1),
-            ("c8".into(), 1, 0),
-            ("e1".into(), 1, 1),
-            ("h1".into(), 0, 1),
-        ]
+        vec![("b1".into(), 1, 0), ("b8".into(), 0, 1), ("c8".into(), 1, 0), ("e1".into(), 1, 1), ("h1".into(), 0, 1),]
     );
     let by_file = gates_by(&games, |g| g.square.file().char());
     assert_eq!(by_file[&'b'].map(|c| c.count), [1, 1]);
@@ -162,10 +161,10 @@ fn generations_and_variants() {
     assert_eq!((gens[1].generation, gens[1].games, gens[1].side_games), (Some(1), 3, 4));
     assert_eq!((gens[1].entry[1].held, gens[1].entry[1].entered), (4, 1));
     let variants = by_variant(&games);
-    assert_eq!(variants.iter().map(|v| (v.variant, v.games, v.gates)).collect::<Vec<_>>(), vec![
-        (Variant::Chess, 1, 0),
-        (Variant::Seirawan, 3, 6),
-    ]);
+    assert_eq!(
+        variants.iter().map(|v| (v.variant, v.games, v.gates)).collect::<Vec<_>>(),
+        vec![(Variant::Chess, 1, 0), (Variant::Seirawan, 3, 6),]
+    );
 }
 
 fn record(variant: &str, fen: &str, moves: &[&str], result: i8, generation: u32) -> GameRecord {
@@ -221,7 +220,10 @@ fn shards_load_to_the_same_summaries_and_bad_files_are_warnings() {
     assert!(loaded.warnings.iter().any(|w| w.contains("b.shard: game 1: move 8")), "{:?}", loaded.warnings);
     // a.shard: A, B; b.shard: (B with an illegal move, skipped), C, D: in file order.
     assert_eq!(comparable(loaded.games.clone(), true), comparable(fixed_games(), true));
-    assert!(matches!(games::load_run(&dir.path().join("missing"), LoadOptions::default()), Err(games::LoadError::Io { .. })));
+    assert!(matches!(
+        games::load_run(&dir.path().join("missing"), LoadOptions::default()),
+        Err(games::LoadError::Io { .. })
+    ));
     let empty = tempfile::tempdir().unwrap();
     assert!(matches!(games::load_run(empty.path(), LoadOptions::default()), Err(games::LoadError::NoShards(_))));
 }

@@ -1,9 +1,9 @@
 //! The whole report: files written, known tables, the control variant, a network probe
 //! with the uniform evaluator (known answers) and with a real (tiny, untrained) network.
 
-use search::evaluator::UniformEvaluator;
 use research::network::ProbeOptions;
 use research::{gating_report, Options, Probe, ReportError};
+use search::evaluator::UniformEvaluator;
 use selfplay::GameRecord;
 
 fn record(variant: &str, fen: &str, moves: &[&str], result: i8, generation: u32) -> GameRecord {
@@ -42,14 +42,21 @@ fn read(dir: &std::path::Path, name: &str) -> String {
 fn writes_html_csv_and_svg_with_known_tables() {
     let run = run_dir();
     let out = tempfile::tempdir().unwrap();
-    let opts = Options { run: Some(run.path().to_path_buf()), out: out.path().to_path_buf(), by_move: 3, ..Options::default() };
+    let opts = Options {
+        run: Some(run.path().to_path_buf()),
+        out: out.path().to_path_buf(),
+        by_move: 3,
+        ..Options::default()
+    };
     let probe = Probe { evaluator: &UniformEvaluator, history: 2, description: "uniform".into() };
     let outcome = gating_report(&opts, Some(probe)).unwrap();
     assert_eq!(outcome.games, 3);
     let html = read(out.path(), "report.html");
     assert!(html.contains("<svg") && html.contains("seirawan (2 games)") && html.contains("chess (1 games)"));
     assert!(!html.contains("<?xml"));
-    for f in ["variants", "entry", "entry_moves", "by_square", "by_file", "by_via", "first_piece", "scores", "generations"] {
+    for f in
+        ["variants", "entry", "entry_moves", "by_square", "by_file", "by_via", "first_piece", "scores", "generations"]
+    {
         assert!(out.path().join(format!("{f}.csv")).exists(), "{f}.csv");
     }
     for f in ["entry_moves", "by_file", "by_via", "scores", "generations_shares", "policy_by_via", "value_by_via"] {
@@ -101,7 +108,10 @@ fn bad_input_is_an_error_naming_it() {
     let missing = dir.path().join("nope.pgn");
     let err = gating_report(&Options { pgn: vec![missing], out: out.clone(), ..Options::default() }, None).unwrap_err();
     assert!(err.to_string().contains("nope.pgn"), "{err}");
-    assert!(matches!(gating_report(&Options { out: out.clone(), ..Options::default() }, None), Err(ReportError::NoInput)));
+    assert!(matches!(
+        gating_report(&Options { out: out.clone(), ..Options::default() }, None),
+        Err(ReportError::NoInput)
+    ));
     let junk = dir.path().join("junk.pgn");
     std::fs::write(&junk, "[Variant \"Seirawan\"]\n\n1. Zz9 *\n").unwrap();
     let err = gating_report(&Options { pgn: vec![junk], out, ..Options::default() }, None).unwrap_err();

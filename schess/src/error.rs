@@ -98,9 +98,15 @@ impl std::error::Error for UciError {}
 pub enum SanError {
     Syntax(String),
     /// No legal move fits.
-    Illegal { san: String, fen: String },
+    Illegal {
+        san: String,
+        fen: String,
+    },
     /// Several legal moves fit (e.g. `Rd1/E` when both rooks may gate).
-    Ambiguous { san: String, fen: String },
+    Ambiguous {
+        san: String,
+        fen: String,
+    },
 }
 
 impl fmt::Display for SanError {

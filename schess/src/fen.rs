@@ -133,9 +133,8 @@ impl Position {
             if !self.hands[color.index()].is_empty() {
                 for sq in self.gating_rights(color) {
                     let file = sq.file();
-                    let redundant = (rooks.any() && sq == self.king(color))
-                        || (k && file == File::H)
-                        || (q && file == File::A);
+                    let redundant =
+                        (rooks.any() && sq == self.king(color)) || (k && file == File::H) || (q && file == File::A);
                     if !redundant {
                         s.push(case(file.char()));
                     }
@@ -190,8 +189,7 @@ fn parse_board(pos: &mut Position, board: &str) -> Result<(), FenError> {
                 }
                 file += d;
             } else {
-                let piece =
-                    Piece::from_char(c).ok_or_else(|| FenError::Board(format!("unknown piece {c:?}")))?;
+                let piece = Piece::from_char(c).ok_or_else(|| FenError::Board(format!("unknown piece {c:?}")))?;
                 if file >= 8 {
                     return Err(FenError::Board(format!("rank {} has more than 8 files", rank.char())));
                 }
@@ -214,9 +212,8 @@ fn parse_hand(pos: &mut Position, hand: &str) -> Result<(), FenError> {
     let mut counts = [[0usize; 2]; 2];
     for c in hand.chars() {
         let piece = Piece::from_char(c).ok_or_else(|| FenError::Hand(format!("unknown piece {c:?}")))?;
-        let hp = HandPiece::from_role(piece.role).ok_or_else(|| {
-            FenError::Hand(format!("{c:?} cannot be held in hand (only elephants and hawks can)"))
-        })?;
+        let hp = HandPiece::from_role(piece.role)
+            .ok_or_else(|| FenError::Hand(format!("{c:?} cannot be held in hand (only elephants and hawks can)")))?;
         counts[piece.color.index()][hp.index()] += 1;
         let count = counts[piece.color.index()][hp.index()];
         if count > 1 {
@@ -307,11 +304,7 @@ fn parse_ep(pos: &mut Position, field: &str) -> Result<(), FenError> {
     let us = pos.turn;
     let expected_rank = Rank::Sixth.relative(us);
     if sq.rank() != expected_rank {
-        return Err(FenError::EnPassant(format!(
-            "{sq} is not on rank {} ({} to move)",
-            expected_rank.char(),
-            us
-        )));
+        return Err(FenError::EnPassant(format!("{sq} is not on rank {} ({} to move)", expected_rank.char(), us)));
     }
     // Keep the square only if the double push is plausible and a pawn could capture there,
     // as Fairy-Stockfish does; otherwise drop it silently.

@@ -43,10 +43,10 @@ mod zobrist;
 pub use bitboard::Bitboard;
 pub use error::{FenError, IllegalMove, SanError, UciError};
 pub use game::{DrawReason, Game, Outcome};
-pub use result::{GameResult, ResultError};
 pub use movegen::{MoveList, MAX_MOVES};
 pub use mv::{CastleGate, CastleSide, Move};
 pub use position::{Hand, Position, Variant};
+pub use result::{GameResult, ResultError};
 pub use types::{Color, File, HandPiece, Piece, Rank, Role, Square};
 
 /// The S-Chess start position, as pyffish's `get_fen` writes it.

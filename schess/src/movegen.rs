@@ -220,10 +220,13 @@ impl Position {
         }
 
         if let Some(ep) = self.ep {
-            let captured = Square::from_coords(ep.file(), match us {
-                Color::White => Rank::Fifth,
-                Color::Black => Rank::Fourth,
-            });
+            let captured = Square::from_coords(
+                ep.file(),
+                match us {
+                    Color::White => Rank::Fifth,
+                    Color::Black => Rank::Fourth,
+                },
+            );
             for from in pawn_attacks(them, ep) & self.pieces(us, Role::Pawn) {
                 // Rare enough to judge by replaying the board change: this also covers the
                 // two pawns leaving one rank at once and the capture of a checking pawn.

@@ -62,7 +62,8 @@ impl Position {
                 let ksq = after.king(them);
                 let mut lifted = after.clone();
                 lifted.remove(them.flip(), piece.role(), sq);
-                let gate_attacks = Position::attacks_from(piece.role(), them.flip(), sq, after.occupied()).contains(ksq);
+                let gate_attacks =
+                    Position::attacks_from(piece.role(), them.flip(), sq, after.occupied()).contains(ksq);
                 lifted.is_check() || gate_attacks
             }
         };
@@ -126,9 +127,7 @@ impl Position {
         }
         let rivals: Vec<Square> = (self.pieces(self.turn, role).without(from))
             .filter(|&other| {
-                self.legal_moves_from(other)
-                    .iter()
-                    .any(|m| matches!(m, Move::Normal { .. }) && m.to() == to)
+                self.legal_moves_from(other).iter().any(|m| matches!(m, Move::Normal { .. }) && m.to() == to)
             })
             .collect();
         if rivals.is_empty() {

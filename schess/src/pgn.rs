@@ -12,7 +12,8 @@ use std::fmt::Write as _;
 pub fn pgn_san(pos: &Position, m: crate::Move) -> String {
     let s = pos.san_pyffish(m);
     if m.gate().is_some() {
-        let clashes = pos.legal_moves().iter().filter(|&&o| o != m && o.gate().is_some() && pos.san_pyffish(o) == s).count();
+        let clashes =
+            pos.legal_moves().iter().filter(|&&o| o != m && o.gate().is_some() && pos.san_pyffish(o) == s).count();
         if clashes > 0 {
             return pos.san(m);
         }
@@ -31,7 +32,9 @@ pub fn write_game(game: &Game, tags: &[(&str, String)], result: Option<GameResul
         let _ = writeln!(s, "[{k} \"{v}\"]");
     };
     let has = |k: &str| tags.iter().any(|(t, _)| *t == k);
-    for (k, default) in [("Event", "?"), ("Site", "?"), ("Date", "????.??.??"), ("Round", "-"), ("White", "?"), ("Black", "?")] {
+    for (k, default) in
+        [("Event", "?"), ("Site", "?"), ("Date", "????.??.??"), ("Round", "-"), ("White", "?"), ("Black", "?")]
+    {
         match tags.iter().find(|(t, _)| *t == k) {
             Some((_, v)) => tag(&mut s, k, v),
             None => tag(&mut s, k, default),

@@ -83,26 +83,11 @@ pub enum Role {
 }
 
 impl Role {
-    pub const ALL: [Role; 8] = [
-        Role::Pawn,
-        Role::Knight,
-        Role::Bishop,
-        Role::Rook,
-        Role::Queen,
-        Role::King,
-        Role::Elephant,
-        Role::Hawk,
-    ];
+    pub const ALL: [Role; 8] =
+        [Role::Pawn, Role::Knight, Role::Bishop, Role::Rook, Role::Queen, Role::King, Role::Elephant, Role::Hawk];
 
     /// Promotion choices in the order moves are generated.
-    pub const PROMOTIONS: [Role; 6] = [
-        Role::Queen,
-        Role::Rook,
-        Role::Bishop,
-        Role::Knight,
-        Role::Elephant,
-        Role::Hawk,
-    ];
+    pub const PROMOTIONS: [Role; 6] = [Role::Queen, Role::Rook, Role::Bishop, Role::Knight, Role::Elephant, Role::Hawk];
 
     #[inline]
     pub const fn index(self) -> usize {
@@ -271,16 +256,8 @@ pub enum Rank {
 }
 
 impl Rank {
-    pub const ALL: [Rank; 8] = [
-        Rank::First,
-        Rank::Second,
-        Rank::Third,
-        Rank::Fourth,
-        Rank::Fifth,
-        Rank::Sixth,
-        Rank::Seventh,
-        Rank::Eighth,
-    ];
+    pub const ALL: [Rank; 8] =
+        [Rank::First, Rank::Second, Rank::Third, Rank::Fourth, Rank::Fifth, Rank::Sixth, Rank::Seventh, Rank::Eighth];
     pub const fn new(index: u8) -> Option<Rank> {
         if index < 8 {
             Some(Rank::ALL[index as usize])

@@ -13,10 +13,7 @@ fn rejects_bad_fens_with_named_problems() {
     assert_eq!(err("   "), FenError::Empty);
     assert_eq!(err("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[EHeh]"), FenError::MissingField("side to move"));
     assert_eq!(err("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[EHeh] w"), FenError::MissingField("castling"));
-    assert_eq!(
-        err("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[EHeh] w KQkq"),
-        FenError::MissingField("en passant")
-    );
+    assert_eq!(err("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[EHeh] w KQkq"), FenError::MissingField("en passant"));
     assert_eq!(err("4k3/8/8/8/8/8/8/3KK3[] w - - 0 1"), FenError::TooManyKings(Color::White));
     assert_eq!(err("8/8/8/8/8/8/8/4K3[] w - - 0 1"), FenError::MissingKing(Color::Black));
     assert_eq!(err("4k2P/8/8/8/8/8/8/4K3[] w - - 0 1"), FenError::PawnOnBackRank(sq("h8")));

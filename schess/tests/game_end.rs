@@ -13,10 +13,7 @@ fn game_after(fen: &str, moves: &[&str]) -> Game {
 
 #[test]
 fn checkmate_and_stalemate() {
-    let g = game_after(
-        "rnbqkb1r/pp1pnppp/3Np3/2p5/P5P1/7N/1PPPPP1P/R1BQKB1R[EHeh] b KQCDFkqcdf - 2 6",
-        &[],
-    );
+    let g = game_after("rnbqkb1r/pp1pnppp/3Np3/2p5/P5P1/7N/1PPPPP1P/R1BQKB1R[EHeh] b KQCDFkqcdf - 2 6", &[]);
     assert_eq!(g.outcome(), Some(Outcome::Checkmate { winner: Color::White }));
     // Stalemate by a gate (pyffish calls the move `Ne3/H#`).
     let g = game_after("8/8/8/8/8/6B1/5K2/R2N3k[EHeh] w D - 0 1", &["d1e3h"]);

@@ -159,8 +159,7 @@ fn documented_sans() {
     assert_eq!(pos.san(m), "Ne3/H");
     assert!(pos.play(m).unwrap().is_stalemate());
     // Castling with gates.
-    let pos = Position::from_fen("r3k2r/pppq1ppp/2npbn2/2b1p3/2B1P3/2NPBN2/PPPQ1PPP/R3K2R[EHeh] w KQkq - 0 1")
-        .unwrap();
+    let pos = Position::from_fen("r3k2r/pppq1ppp/2npbn2/2b1p3/2B1P3/2NPBN2/PPPQ1PPP/R3K2R[EHeh] w KQkq - 0 1").unwrap();
     assert_eq!(pos.san(pos.parse_uci("h1e1h").unwrap()), "O-O/Hh1");
     assert_eq!(pos.san(pos.parse_uci("e1g1e").unwrap()), "O-O/Ee1");
     assert_eq!(pos.san(pos.parse_uci("a1e1e").unwrap()), "O-O-O/Ea1");

@@ -98,7 +98,12 @@ impl SearchConfig {
         check::non_negative(&f("fpu_reduction"), self.fpu_reduction)?;
         check::non_negative(&f("fpu_reduction_root"), self.fpu_reduction_root)?;
         check::unit(&f("noise_epsilon"), self.noise_epsilon)?;
-        check::require(self.noise_alpha.is_finite() && self.noise_alpha > 0.0, &f("noise_alpha"), "a finite number > 0", self.noise_alpha)?;
+        check::require(
+            self.noise_alpha.is_finite() && self.noise_alpha > 0.0,
+            &f("noise_alpha"),
+            "a finite number > 0",
+            self.noise_alpha,
+        )?;
         check::require(
             self.noise_alpha_moves.is_finite() && self.noise_alpha_moves > 0.0,
             &f("noise_alpha_moves"),

@@ -75,7 +75,12 @@ impl Evaluator for UniformEvaluator {
             .iter()
             .map(|h| {
                 let n = h.last().map_or(0, |p| p.count_legal_moves() as usize);
-                Evaluation { priors: vec![1.0 / n.max(1) as f32; n], wdl: [1.0 / 3.0; 3], moves_left: None, material: None }
+                Evaluation {
+                    priors: vec![1.0 / n.max(1) as f32; n],
+                    wdl: [1.0 / 3.0; 3],
+                    moves_left: None,
+                    material: None,
+                }
             })
             .collect())
     }
@@ -115,7 +120,12 @@ impl Evaluator for MaterialEvaluator {
                 let n = pos.count_legal_moves() as usize;
                 let white_lead = schess::material::live_balance(pos) as f32;
                 let lead = if pos.turn() == schess::Color::White { white_lead } else { -white_lead };
-                Evaluation { priors: vec![1.0 / n.max(1) as f32; n], wdl: wdl_from_q(material_q(lead)), moves_left: None, material: Some(lead) }
+                Evaluation {
+                    priors: vec![1.0 / n.max(1) as f32; n],
+                    wdl: wdl_from_q(material_q(lead)),
+                    moves_left: None,
+                    material: Some(lead),
+                }
             })
             .collect())
     }
@@ -150,7 +160,6 @@ pub fn context_len(positions: &[Position], history: usize) -> usize {
     }
     n - start
 }
-
 
 #[cfg(test)]
 mod tests {

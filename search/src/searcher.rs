@@ -35,10 +35,7 @@ pub struct Limits {
 
 impl Limits {
     pub fn nodes(n: u64) -> Limits {
-        Limits {
-            nodes: Some(n),
-            ..Limits::default()
-        }
+        Limits { nodes: Some(n), ..Limits::default() }
     }
 
     fn unbounded(&self) -> bool {
@@ -130,20 +127,8 @@ const DEPTH_CHECK_EVERY: u64 = 16;
 const MAX_TERMINAL_IN_A_ROW: usize = 64;
 
 impl Searcher {
-    pub fn new(
-        evaluator: Arc<dyn Evaluator>,
-        cfg: SearchConfig,
-        reuse: bool,
-        seed: u64,
-    ) -> Searcher {
-        Searcher {
-            evaluator,
-            cfg,
-            reuse,
-            tree: None,
-            active: None,
-            rng: SmallRng::seed_from_u64(seed),
-        }
+    pub fn new(evaluator: Arc<dyn Evaluator>, cfg: SearchConfig, reuse: bool, seed: u64) -> Searcher {
+        Searcher { evaluator, cfg, reuse, tree: None, active: None, rng: SmallRng::seed_from_u64(seed) }
     }
 
     pub fn evaluator(&self) -> &Arc<dyn Evaluator> {
@@ -173,14 +158,9 @@ impl Searcher {
     fn take_tree(&mut self, game: &Game) -> Tree {
         if let Some((start, moves, tree)) = self.tree.take() {
             let played = game.moves();
-            if self.reuse
-                && start == *game.start()
-                && played.len() >= moves.len()
-                && played[..moves.len()] == moves[..]
+            if self.reuse && start == *game.start() && played.len() >= moves.len() && played[..moves.len()] == moves[..]
             {
-                return played[moves.len()..]
-                    .iter()
-                    .fold(tree, |t, &m| t.advance(m));
+                return played[moves.len()..].iter().fold(tree, |t, &m| t.advance(m));
             }
         }
         Tree::new(game.positions().to_vec())
@@ -208,17 +188,8 @@ impl Searcher {
         };
         self.active = Some(if legal.is_empty() {
             let checked = pos.is_check();
-            let wdl = if checked {
-                [0.0, 0.0, 1.0]
-            } else {
-                [0.0, 1.0, 0.0]
-            };
-            Active::Decided(decided(
-                None,
-                wdl,
-                checked.then_some(0),
-                0,
-            ))
+            let wdl = if checked { [0.0, 0.0, 1.0] } else { [0.0, 1.0, 0.0] };
+            Active::Decided(decided(None, wdl, checked.then_some(0), 0))
         } else if let Some(&mate) = legal.iter().find(|&&m| pos.gives_checkmate(m)) {
             self.tree = None;
             Active::Decided(decided(Some(mate), [1.0, 0.0, 0.0], Some(1), 1))
@@ -311,15 +282,8 @@ impl Searcher {
             }
             Active::Tree(t) => {
                 let info = tree_info(&t);
-                let best = t
-                    .tree
-                    .choose_move(0.0, &mut self.rng)
-                    .or_else(|| t.pos.legal_moves().first().copied());
-                let ponder = info
-                    .pv
-                    .get(1)
-                    .copied()
-                    .filter(|_| info.pv.first() == best.as_ref());
+                let best = t.tree.choose_move(0.0, &mut self.rng).or_else(|| t.pos.legal_moves().first().copied());
+                let ponder = info.pv.get(1).copied().filter(|_| info.pv.first() == best.as_ref());
                 self.tree = Some((game.start().clone(), game.moves().to_vec(), t.tree));
                 SearchResult { best, ponder, info }
             }
@@ -357,14 +321,11 @@ impl Searcher {
                 pondering = false;
                 start = Instant::now();
             }
-            let stuck =
-                self.is_done() || limits.max_visits.is_some_and(|m| self.tree_visits() >= m);
+            let stuck = self.is_done() || limits.max_visits.is_some_and(|m| self.tree_visits() >= m);
             if !pondering && !limits.infinite {
                 let done = limits.nodes.is_some_and(|n| self.playouts() >= n)
                     || limits.time.is_some_and(|t| start.elapsed() >= t)
-                    || (limits.depth.is_some_and(|d| {
-                        iterations & (DEPTH_CHECK_EVERY - 1) == 0 && self.pv_len() >= d
-                    }))
+                    || (limits.depth.is_some_and(|d| iterations & (DEPTH_CHECK_EVERY - 1) == 0 && self.pv_len() >= d))
                     || (stuck && !limits.unbounded());
                 if done {
                     break;
@@ -428,9 +389,7 @@ fn pv_len(tree: &Tree) -> u32 {
 
 /// For searches that must not end on their own (UCI `go infinite`, pondering).
 fn wait_for_stop(limits: &Limits, control: &SearchControl) {
-    while (limits.infinite || control.ponder.load(Ordering::Relaxed))
-        && !control.stop.load(Ordering::Relaxed)
-    {
+    while (limits.infinite || control.ponder.load(Ordering::Relaxed)) && !control.stop.load(Ordering::Relaxed) {
         std::thread::sleep(Duration::from_millis(2));
     }
 }
@@ -449,9 +408,7 @@ mod tests {
         let mut s = searcher();
         let mut game = Game::new(Position::startpos());
         let control = SearchControl::default();
-        let r = s
-            .search(&game, &Limits::nodes(100), &control, &mut |_| {})
-            .unwrap();
+        let r = s.search(&game, &Limits::nodes(100), &control, &mut |_| {}).unwrap();
         assert_eq!(r.info.nodes, 100);
         // The root's expansion is not one of the 100: its moves got all of them.
         let root = s.tree.as_ref().unwrap().2.root_children();
@@ -459,11 +416,8 @@ mod tests {
         let best = r.best.unwrap();
         assert!(game.position().is_legal(best));
         game.play(best).unwrap();
-        game.play_uci(&game.position().legal_moves()[0].to_uci())
-            .unwrap();
-        let r = s
-            .search(&game, &Limits::nodes(50), &control, &mut |_| {})
-            .unwrap();
+        game.play_uci(&game.position().legal_moves()[0].to_uci()).unwrap();
+        let r = s.search(&game, &Limits::nodes(50), &control, &mut |_| {}).unwrap();
         assert!((50..50 + 64).contains(&r.info.nodes));
         assert!(game.position().is_legal(r.best.unwrap()));
     }
@@ -472,14 +426,7 @@ mod tests {
     fn plays_mate_in_one_and_reports_it() {
         let mut s = searcher();
         let game = Game::new(Position::from_fen("6k1/5ppp/8/8/8/8/8/R5K1[] w - - 0 1").unwrap());
-        let r = s
-            .search(
-                &game,
-                &Limits::nodes(10),
-                &SearchControl::default(),
-                &mut |_| {},
-            )
-            .unwrap();
+        let r = s.search(&game, &Limits::nodes(10), &SearchControl::default(), &mut |_| {}).unwrap();
         assert_eq!(r.best.unwrap().to_uci(), "a1a8");
         assert_eq!(r.info.mate, Some(1));
         assert_eq!(r.info.pv, vec![r.best.unwrap()]);
@@ -505,26 +452,12 @@ mod tests {
         let mut s = searcher();
         let game = Game::new(Position::startpos());
         let t = Instant::now();
-        let limits = Limits {
-            time: Some(Duration::from_millis(50)),
-            ..Limits::default()
-        };
-        s.search(&game, &limits, &SearchControl::default(), &mut |_| {})
-            .unwrap();
+        let limits = Limits { time: Some(Duration::from_millis(50)), ..Limits::default() };
+        s.search(&game, &limits, &SearchControl::default(), &mut |_| {}).unwrap();
         assert!(t.elapsed() < Duration::from_millis(500));
         let control = SearchControl::default();
         control.stop.store(true, Ordering::Relaxed);
-        let r = s
-            .search(
-                &game,
-                &Limits {
-                    infinite: true,
-                    ..Limits::default()
-                },
-                &control,
-                &mut |_| {},
-            )
-            .unwrap();
+        let r = s.search(&game, &Limits { infinite: true, ..Limits::default() }, &control, &mut |_| {}).unwrap();
         assert!(r.best.is_some());
     }
 }

@@ -199,7 +199,8 @@ impl Tree {
         }
         let key = pos.key();
         let window = pos.halfmove_clock() as usize;
-        let path_positions = path[1..path.len() - 1].iter().map(|&i| &self.positions[self.nodes[i as usize].pos as usize]);
+        let path_positions =
+            path[1..path.len() - 1].iter().map(|&i| &self.positions[self.nodes[i as usize].pos as usize]);
         let earlier: Vec<&Position> = self.history.iter().chain(path_positions).collect();
         let repeated = earlier.iter().rev().take(window).skip(1).step_by(2).any(|p| p.key() == key);
         repeated.then_some((0.0, 1.0))
@@ -381,7 +382,8 @@ impl Tree {
     /// without rescaling.
     fn sigmas(&self) -> Vec<f32> {
         let cq = self.completed_q();
-        let (c_visit, c_scale, rescale) = self.gumbel.as_ref().map_or((50.0, 0.1, true), |g| (g.c_visit, g.c_scale, g.rescale));
+        let (c_visit, c_scale, rescale) =
+            self.gumbel.as_ref().map_or((50.0, 0.1, true), |g| (g.c_visit, g.c_scale, g.rescale));
         let max_n = self.nodes[0].children().map(|i| self.nodes[i].n).max().unwrap_or(0);
         let factor = (c_visit + max_n as f32) * c_scale;
         let (lo, hi) = cq.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &q| (lo.min(q), hi.max(q)));
@@ -525,7 +527,8 @@ impl Tree {
                 let q = c.w / c.n as f32;
                 let n_forced = (cfg.forced_playouts_k * c.prior * total).sqrt();
                 let gap = best_u - q;
-                let min_n = if gap > 0.0 { (cfg.c_puct * c.prior * sqrt_n / gap - 1.0).ceil().max(0.0) } else { c.n as f32 };
+                let min_n =
+                    if gap > 0.0 { (cfg.c_puct * c.prior * sqrt_n / gap - 1.0).ceil().max(0.0) } else { c.n as f32 };
                 let reduced = (c.n as f32 - n_forced).max(min_n).min(c.n as f32);
                 visits[k] = if reduced <= 1.0 { 0.0 } else { reduced };
             }
@@ -552,7 +555,8 @@ impl Tree {
     /// Samples a root move with probability proportional to visits^(1/temperature).
     pub fn sample_move(&self, temperature: f32, rng: &mut impl Rng) -> Option<Move> {
         let range = self.nodes[0].children();
-        let weights: Vec<f64> = range.clone().map(|i| (self.nodes[i].n as f64).powf(1.0 / temperature.max(1e-3) as f64)).collect();
+        let weights: Vec<f64> =
+            range.clone().map(|i| (self.nodes[i].n as f64).powf(1.0 / temperature.max(1e-3) as f64)).collect();
         let sum: f64 = weights.iter().sum();
         if sum <= 0.0 {
             return self.best_move();
@@ -572,7 +576,9 @@ impl Tree {
         let mut pv = Vec::new();
         let mut node = 0usize;
         while pv.len() < max_len && self.nodes[node].expanded {
-            let Some(best) = self.nodes[node].children().filter(|&i| self.nodes[i].n > 0).max_by_key(|&i| self.nodes[i].n) else {
+            let Some(best) =
+                self.nodes[node].children().filter(|&i| self.nodes[i].n > 0).max_by_key(|&i| self.nodes[i].n)
+            else {
                 break;
             };
             pv.push(self.nodes[best].mv.expect("child move"));

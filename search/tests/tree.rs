@@ -1,10 +1,10 @@
 //! Search finds what the rules alone decide: mates in one and two (one mating by a gate),
 //! and it avoids a stalemating move. Uniform evaluator, so only the rules guide it.
 
-use search::evaluator::UniformEvaluator;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use schess::{Move, Position};
+use search::evaluator::UniformEvaluator;
 use search::{RootMode, SearchConfig, Tree};
 
 fn search(fen: &str, sims: u32, mode: RootMode) -> (Tree, Position) {

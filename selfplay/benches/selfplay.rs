@@ -7,14 +7,14 @@
 //! Without `--bench` (as under `cargo test --all-targets`) it runs a seconds-long smoke
 //! version.
 
-use search::evaluator::{Evaluation, Evaluator, UniformEvaluator};
 use models::evaluator::NetEvaluator;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use schess::Position;
+use search::evaluator::{Evaluation, Evaluator, UniformEvaluator};
+use search::{SearchConfig, Tree};
 use selfplay::runner::{play, RunOptions};
 use selfplay::SelfplayConfig;
-use search::{SearchConfig, Tree};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::time::Instant;
@@ -48,12 +48,23 @@ fn main() {
     let t = Instant::now();
     tree.search(&UniformEvaluator, &cfg, sims, true, &mut rng).unwrap();
     let secs = t.elapsed().as_secs_f64();
-    println!("search, uniform evaluator, 1 thread: {sims} simulations in {secs:.2}s = {:.0} sims/s", sims as f64 / secs);
+    println!(
+        "search, uniform evaluator, 1 thread: {sims} simulations in {secs:.2}s = {:.0} sims/s",
+        sims as f64 / secs
+    );
 
     // Self-play with the uniform evaluator (search + game overhead, no network).
     let games = if full { 64 } else { 4 };
-    let sp = SelfplayConfig { simulations: 64, fast_simulations: 16, threads: 1, games_per_thread: 32, max_plies: 200, ..SelfplayConfig::default() };
-    let (n, secs, calls, rows) = run(&sp, Counting { inner: UniformEvaluator, calls: AtomicU64::new(0), rows: AtomicU64::new(0) }, games);
+    let sp = SelfplayConfig {
+        simulations: 64,
+        fast_simulations: 16,
+        threads: 1,
+        games_per_thread: 32,
+        max_plies: 200,
+        ..SelfplayConfig::default()
+    };
+    let (n, secs, calls, rows) =
+        run(&sp, Counting { inner: UniformEvaluator, calls: AtomicU64::new(0), rows: AtomicU64::new(0) }, games);
     println!(
         "self-play, uniform evaluator, 1 thread: {n} positions in {secs:.2}s = {:.0} positions/s, {:.0} evals/s, mean batch {:.1}",
         n as f64 / secs,

@@ -92,7 +92,12 @@ impl SelfplayConfig {
         count("selfplay.games_per_thread", self.games_per_thread as u64, 65_536)?;
         count("selfplay.games_per_shard", self.games_per_shard as u64, 1_000_000)?;
         require(self.threads <= 4096, "selfplay.threads", "at most 4096 (0 = one per core)", self.threads)?;
-        require(self.torch_threads <= 4096, "selfplay.torch_threads", "at most 4096 (0 = libtorch's default)", self.torch_threads)?;
+        require(
+            self.torch_threads <= 4096,
+            "selfplay.torch_threads",
+            "at most 4096 (0 = libtorch's default)",
+            self.torch_threads,
+        )?;
         require(
             schess::Variant::from_name(&self.variant).is_some(),
             "selfplay.variant",

@@ -67,7 +67,8 @@ impl SwappableNetwork {
 
     /// Self-play uses `evaluator` from its next batch on.
     pub fn replace(&self, generation: u32, evaluator: Arc<dyn Evaluator>) {
-        let old = std::mem::replace(&mut *self.current.write().unwrap_or_else(|p| p.into_inner()), (generation, evaluator));
+        let old =
+            std::mem::replace(&mut *self.current.write().unwrap_or_else(|p| p.into_inner()), (generation, evaluator));
         if let Some((c, r)) = old.1.batch_stats() {
             let mut t = self.retired.lock().unwrap_or_else(|p| p.into_inner());
             *t = (t.0 + c, t.1 + r);
@@ -381,7 +382,12 @@ impl Worker<'_> {
             }
             let histories: Vec<&[Position]> = leaves.iter().map(|(_, l)| l.history.as_slice()).collect();
             let evals = self.network.evaluate(&histories)?;
-            anyhow::ensure!(evals.len() == leaves.len(), "evaluator returned {} of {} evaluations", evals.len(), leaves.len());
+            anyhow::ensure!(
+                evals.len() == leaves.len(),
+                "evaluator returned {} of {} evaluations",
+                evals.len(),
+                leaves.len()
+            );
             for ((slot, leaf), eval) in leaves.iter().zip(&evals) {
                 slots[*slot].tree.expand_and_backup(leaf, eval);
             }

@@ -79,7 +79,8 @@ impl GameRecord {
     }
 
     pub fn variant(&self) -> Result<Variant, ShardError> {
-        Variant::from_name(&self.variant).ok_or_else(|| ShardError::Invalid(format!("unknown variant {:?}", self.variant)))
+        Variant::from_name(&self.variant)
+            .ok_or_else(|| ShardError::Invalid(format!("unknown variant {:?}", self.variant)))
     }
 
     /// Replays the game, returning it with all positions (checks every move).

@@ -1,12 +1,12 @@
 //! Self-play with the uniform evaluator: complete, replayable games with sound targets.
 
-use search::evaluator::UniformEvaluator;
 use models::policy_index::{move_of, policy_move};
 use schess::Color;
-use selfplay::runner::{play, RunOptions};
-use selfplay::config::MaxLengthResult;
-use selfplay::SelfplayConfig;
+use search::evaluator::UniformEvaluator;
 use search::RootMode;
+use selfplay::config::MaxLengthResult;
+use selfplay::runner::{play, RunOptions};
+use selfplay::SelfplayConfig;
 use std::sync::atomic::AtomicBool;
 use std::sync::mpsc;
 
@@ -197,7 +197,8 @@ fn a_new_network_is_picked_up_while_games_run() {
     let (tx, rx) = mpsc::channel();
     let stop = AtomicBool::new(false);
     let records: Vec<selfplay::GameRecord> = std::thread::scope(|s| {
-        let worker = s.spawn(|| play_from(&cfg, &*network, &RunOptions { games: 40, generation: 0, seed: 3 }, &stop, tx));
+        let worker =
+            s.spawn(|| play_from(&cfg, &*network, &RunOptions { games: 40, generation: 0, seed: 3 }, &stop, tx));
         let records: Vec<_> = rx.iter().collect();
         worker.join().unwrap().unwrap();
         records

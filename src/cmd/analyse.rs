@@ -7,10 +7,10 @@
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use models::load_evaluator;
-use search::{Limits, SearchControl, Searcher};
-use search::evaluator::Evaluator;
 use models::{DeviceChoice, Precision};
 use schess::{Game, HandPiece, Move, Position};
+use search::evaluator::Evaluator;
+use search::{Limits, SearchControl, Searcher};
 use search::{RootMode, SearchConfig};
 use serde::Serialize;
 use std::fmt::Write as _;
@@ -148,9 +148,10 @@ pub fn analyse(evaluator: &Arc<dyn Evaluator>, game: &Game, top: usize, nodes: u
         wanted.push(m);
         let rel = m.gate().map(|(piece, square)| {
             let plain = m.without_gate();
-            let other = legal.iter().copied().find(|x| {
-                x.without_gate() == plain && x.gate().is_some_and(|(p, s)| p != piece && s == square)
-            });
+            let other = legal
+                .iter()
+                .copied()
+                .find(|x| x.without_gate() == plain && x.gate().is_some_and(|(p, s)| p != piece && s == square));
             (piece, square, prior_of(plain).map(|_| plain), other)
         });
         if let Some((_, _, plain, other)) = rel {
@@ -239,7 +240,12 @@ pub fn text(a: &Analysis) -> String {
     if let Some(m) = a.moves_left {
         let _ = writeln!(s, "moves left {m:.0} plies");
     }
-    let _ = writeln!(s, "\ntop {} of {} legal moves by prior (value: the mover's expected score after the move)", a.moves.len(), a.legal_moves);
+    let _ = writeln!(
+        s,
+        "\ntop {} of {} legal moves by prior (value: the mover's expected score after the move)",
+        a.moves.len(),
+        a.legal_moves
+    );
     let _ = writeln!(s, "  {:<10} {:<8} {:>7} {:>7}", "SAN", "UCI", "prior", "value");
     for line in &a.moves {
         let m = &line.mv;

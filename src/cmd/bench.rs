@@ -100,7 +100,11 @@ fn time_inference(net: &Net, n: usize, seconds: f64) -> Result<InferencePoint> {
         models::evaluator::run_net(net, &input, n)?;
         calls += 1;
     }
-    Ok(InferencePoint { batch: n, positions_per_sec: (calls as usize * n) as f64 / start.elapsed().as_secs_f64(), calls })
+    Ok(InferencePoint {
+        batch: n,
+        positions_per_sec: (calls as usize * n) as f64 / start.elapsed().as_secs_f64(),
+        calls,
+    })
 }
 
 /// Samples/s of the trainer for `net_cfg` on synthetic shards.
@@ -181,7 +185,8 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
         std::fs::write(dir.join("input.f32"), bytes(&xs)?)?;
         std::fs::write(dir.join("output.f32"), bytes(&out)?)?;
     }
-    let inference = args.batches.iter().map(|&n| time_inference(&net, n.max(1), args.seconds)).collect::<Result<Vec<_>>>()?;
+    let inference =
+        args.batches.iter().map(|&n| time_inference(&net, n.max(1), args.seconds)).collect::<Result<Vec<_>>>()?;
     let training = (args.train_batch > 0).then(|| time_training(&cfg, net.config(), &args)).transpose()?;
     let report = Report {
         device: format!("{device:?}"),
@@ -205,7 +210,10 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
         println!("inference  batch {:>5}: {:>10.0} positions/s", p.batch, p.positions_per_sec);
     }
     if let Some(t) = &report.training {
-        println!("training   batch {:>5}: {:>10.0} samples/s ({}, {} steps)", t.batch, t.samples_per_sec, t.optimizer, t.steps);
+        println!(
+            "training   batch {:>5}: {:>10.0} samples/s ({}, {} steps)",
+            t.batch, t.samples_per_sec, t.optimizer, t.steps
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -78,18 +78,26 @@ fn size(path: &Path) -> String {
 }
 
 pub fn run(args: ExportArgs) -> Result<ExitCode> {
-    let models::LoadedNet { net, meta, .. } = models::load_net(&args.model, models::tch::Device::Cpu, models::Precision::F32)?;
+    let models::LoadedNet { net, meta, .. } =
+        models::load_net(&args.model, models::tch::Device::Cpu, models::Precision::F32)?;
     std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
     let paths = models::export(&net, &args.out, models::FORMAT_VERSIONS, meta.training_step)?;
     let mut files = vec![
-        (paths.torchscript.clone(), "TorchScript, traced: input [N, planes, 8, 8] float32, one output row per position".to_string()),
+        (
+            paths.torchscript.clone(),
+            "TorchScript, traced: input [N, planes, 8, 8] float32, one output row per position".to_string(),
+        ),
         (paths.weights.clone(), "the network's weights and metadata (safetensors)".to_string()),
     ];
     if args.format == Format::Onnx {
         let info = export_onnx(&paths.weights, &args.out)?;
         files.push((
             args.out.join(&info.file),
-            format!("ONNX (opset {}): input `planes` [N, planes, 8, 8], outputs {}", info.opset, info.outputs.join(", ")),
+            format!(
+                "ONNX (opset {}): input `planes` [N, planes, 8, 8], outputs {}",
+                info.opset,
+                info.outputs.join(", ")
+            ),
         ));
     }
     files.push((paths.info.clone(), "architecture, encodings' versions and the output layout (JSON)".to_string()));

@@ -47,15 +47,11 @@ pub struct GateArgs {
 fn load_config(args: &GateArgs) -> Result<GateConfig> {
     let mut cfg = match &args.config {
         Some(path) => {
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read {}", path.display()))?;
-            let table: toml::Table = toml::from_str(&text)
-                .with_context(|| format!("{} is not valid TOML", path.display()))?;
+            let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+            let table: toml::Table =
+                toml::from_str(&text).with_context(|| format!("{} is not valid TOML", path.display()))?;
             match table.get("gate") {
-                Some(gate) => gate
-                    .clone()
-                    .try_into()
-                    .with_context(|| format!("{}: [gate]", path.display()))?,
+                Some(gate) => gate.clone().try_into().with_context(|| format!("{}: [gate]", path.display()))?,
                 None => GateConfig::default(),
             }
         }
@@ -89,15 +85,11 @@ pub fn run(args: GateArgs) -> Result<ExitCode> {
     let cfg = load_config(&args)?;
     let bar = ProgressBar::new(cfg.games.div_ceil(2) as u64 * 2);
     bar.set_style(
-        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} games {msg}")
-            .expect("valid template"),
+        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} games {msg}").expect("valid template"),
     );
     let mut progress = |p: &eval::match_runner::Progress| {
         bar.set_position(p.pairs_done as u64 * 2);
-        let llr = p
-            .sprt
-            .map(|s| format!(" LLR {:.2}", s.llr))
-            .unwrap_or_default();
+        let llr = p.sprt.map(|s| format!(" LLR {:.2}", s.llr)).unwrap_or_default();
         bar.set_message(format!(
             "candidate +{} ={} -{} Elo {:+.0}{llr}",
             p.wdl.wins, p.wdl.draws, p.wdl.losses, p.elo.elo
@@ -105,27 +97,10 @@ pub fn run(args: GateArgs) -> Result<ExitCode> {
     };
     let stop = AtomicBool::new(false);
     let decision = match &args.run {
-        Some(run) => run_gate_with(
-            run,
-            &args.candidate,
-            args.best.as_deref(),
-            &cfg,
-            &stop,
-            &mut progress,
-        )?,
+        Some(run) => run_gate_with(run, &args.candidate, args.best.as_deref(), &cfg, &stop, &mut progress)?,
         None => {
-            let best = args
-                .best
-                .as_deref()
-                .context("without --run, --best is required")?;
-            test_candidate(
-                &args.candidate,
-                Some(best),
-                &cfg,
-                &stop,
-                None,
-                &mut progress,
-            )?
+            let best = args.best.as_deref().context("without --run, --best is required")?;
+            test_candidate(&args.candidate, Some(best), &cfg, &stop, None, &mut progress)?
         }
     };
     bar.finish_and_clear();
@@ -134,15 +109,7 @@ pub fn run(args: GateArgs) -> Result<ExitCode> {
         "{}: {}{}",
         if decision.passed { "PASSED" } else { "FAILED" },
         decision.reason,
-        if decision.promoted {
-            " (promoted to best)"
-        } else {
-            ""
-        }
+        if decision.promoted { " (promoted to best)" } else { "" }
     );
-    Ok(if decision.passed {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::FAILURE
-    })
+    Ok(if decision.passed { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }

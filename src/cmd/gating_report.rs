@@ -55,7 +55,11 @@ pub fn run(args: GatingReportArgs) -> Result<ExitCode> {
         positions: args.positions,
         out: args.out,
         by_move: args.by_move,
-        probe: ProbeOptions { max_positions: args.probe_positions, value_moves: args.probe_moves, ..ProbeOptions::default() },
+        probe: ProbeOptions {
+            max_positions: args.probe_positions,
+            value_moves: args.probe_moves,
+            ..ProbeOptions::default()
+        },
         seed: args.seed,
         title: args.title,
     };

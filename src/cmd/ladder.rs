@@ -60,7 +60,6 @@ pub struct LadderArgs {
     out: Option<PathBuf>,
 }
 
-
 pub fn run(args: LadderArgs) -> Result<ExitCode> {
     if let Some(mix) = args.mix {
         anyhow::ensure!((0.0..=1.0).contains(&mix), "--mix must be in [0, 1], got {mix}");
@@ -84,14 +83,17 @@ pub fn run(args: LadderArgs) -> Result<ExitCode> {
         let mut chosen: Vec<usize> = args
             .at
             .iter()
-            .filter_map(|&t| (0..nets.len()).min_by(|&a, &b| (nets[a].minutes - t).abs().total_cmp(&(nets[b].minutes - t).abs())))
+            .filter_map(|&t| {
+                (0..nets.len()).min_by(|&a, &b| (nets[a].minutes - t).abs().total_cmp(&(nets[b].minutes - t).abs()))
+            })
             .collect();
         chosen.sort_unstable();
         chosen.dedup();
         nets = chosen.into_iter().map(|i| nets[i].clone()).collect();
     } else if args.every > 1 && nets.len() > 2 {
         let last = nets.len() - 1;
-        nets = nets.into_iter().enumerate().filter(|(i, _)| i % args.every == 0 || *i == last).map(|(_, n)| n).collect();
+        nets =
+            nets.into_iter().enumerate().filter(|(i, _)| i % args.every == 0 || *i == last).map(|(_, n)| n).collect();
     }
     let out = args.out.clone().unwrap_or_else(|| args.run.join("ladder"));
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
@@ -123,7 +125,8 @@ pub fn run(args: LadderArgs) -> Result<ExitCode> {
         }
     }
     let md = ladder.markdown(&nets, &rungs, &settings);
-    models::io::write_atomic(&out.join("ladder.md"), md.as_bytes()).with_context(|| format!("writing {}", out.display()))?;
+    models::io::write_atomic(&out.join("ladder.md"), md.as_bytes())
+        .with_context(|| format!("writing {}", out.display()))?;
     let xs: Vec<f64> = nets.iter().map(|n| n.minutes).collect();
     let series: Vec<research::plots::Series> = rungs
         .iter()
@@ -134,7 +137,8 @@ pub fn run(args: LadderArgs) -> Result<ExitCode> {
         .collect();
     let title = format!("Elo against each rung at {} nodes", settings.nodes);
     let svg = research::plots::lines(&title, "minutes of training", "Elo", &xs, &series)?;
-    models::io::write_atomic(&out.join("ladder.svg"), svg.as_bytes()).with_context(|| format!("writing {}", out.display()))?;
+    models::io::write_atomic(&out.join("ladder.svg"), svg.as_bytes())
+        .with_context(|| format!("writing {}", out.display()))?;
     print!("{md}");
     eprintln!("wrote {}, ladder.md and ladder.svg", json.display());
     Ok(ExitCode::SUCCESS)

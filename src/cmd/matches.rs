@@ -86,15 +86,8 @@ pub struct MatchArgs {
 }
 
 fn parse_sprt(s: &str, alpha: f64, beta: f64) -> Result<SprtConfig> {
-    let Some((a, b)) = s.split_once(',') else {
-        bail!("--sprt expects ELO0,ELO1, got {s:?}")
-    };
-    let sprt = SprtConfig {
-        elo0: a.trim().parse()?,
-        elo1: b.trim().parse()?,
-        alpha,
-        beta,
-    };
+    let Some((a, b)) = s.split_once(',') else { bail!("--sprt expects ELO0,ELO1, got {s:?}") };
+    let sprt = SprtConfig { elo0: a.trim().parse()?, elo1: b.trim().parse()?, alpha, beta };
     sprt.validate().map_err(anyhow::Error::msg)?;
     Ok(sprt)
 }
@@ -108,20 +101,11 @@ fn side<'a>(batched: &'a Option<BatchedPlayer>, f: &'a PlayerFactory) -> Side<'a
 }
 
 pub fn run(args: MatchArgs) -> Result<ExitCode> {
-    let variant = Variant::from_name(&args.variant)
-        .with_context(|| format!("unknown variant {:?}", args.variant))?;
-    let sprt = args
-        .sprt
-        .as_deref()
-        .map(|s| parse_sprt(s, args.sprt_alpha, args.sprt_beta))
-        .transpose()?;
+    let variant = Variant::from_name(&args.variant).with_context(|| format!("unknown variant {:?}", args.variant))?;
+    let sprt = args.sprt.as_deref().map(|s| parse_sprt(s, args.sprt_alpha, args.sprt_beta)).transpose()?;
     let book = match &args.openings {
         Some(path) => OpeningBook::List(load_epd(path, variant)?).shuffled(args.seed),
-        None => OpeningBook::Random {
-            variant,
-            plies: args.random_plies,
-            seed: args.seed,
-        },
+        None => OpeningBook::Random { variant, plies: args.random_plies, seed: args.seed },
     };
     let first = PlayerFactory::new(args.p1.clone()).context("player 1")?;
     let mut second = PlayerFactory::new(args.p2.clone()).context("player 2")?;
@@ -146,8 +130,7 @@ pub fn run(args: MatchArgs) -> Result<ExitCode> {
     let pairs = args.games.div_ceil(2).max(1);
     let bar = ProgressBar::new(pairs as u64 * 2);
     bar.set_style(
-        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} games {msg}")
-            .expect("valid template"),
+        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} games {msg}").expect("valid template"),
     );
     let stop = AtomicBool::new(false);
     // Games are batched whenever one side searches: its leaves from all games in flight
@@ -156,14 +139,8 @@ pub fn run(args: MatchArgs) -> Result<ExitCode> {
     let batched = args.games_in_flight > 0 && (a.is_some() || b.is_some());
     let mut on_pair = |p: &eval::match_runner::Progress| {
         bar.set_position(p.pairs_done as u64 * 2);
-        let mut msg = format!(
-            "+{} ={} -{} Elo {:+.0} ± {:.0}",
-            p.wdl.wins,
-            p.wdl.draws,
-            p.wdl.losses,
-            p.elo.elo,
-            p.elo.elo95()
-        );
+        let mut msg =
+            format!("+{} ={} -{} Elo {:+.0} ± {:.0}", p.wdl.wins, p.wdl.draws, p.wdl.losses, p.elo.elo, p.elo.elo95());
         if let Some(s) = p.sprt {
             msg.push_str(&format!(" LLR {:.2}", s.llr));
         }

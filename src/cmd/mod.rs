@@ -3,12 +3,12 @@
 pub mod analyse;
 pub mod bench;
 pub mod export;
+pub mod gate;
+pub mod gating_report;
+pub mod ladder;
+pub mod matches;
 pub mod perft;
 pub mod run;
 pub mod selfplay;
 pub mod train;
 pub mod uci;
-pub mod matches;
-pub mod gate;
-pub mod gating_report;
-pub mod ladder;

@@ -31,8 +31,8 @@ pub struct RunArgs {
 }
 
 pub fn run(args: RunArgs) -> Result<ExitCode> {
-    let mut text =
-        std::fs::read_to_string(&args.config).with_context(|| format!("cannot read config {}", args.config.display()))?;
+    let mut text = std::fs::read_to_string(&args.config)
+        .with_context(|| format!("cannot read config {}", args.config.display()))?;
     let mut cfg = RunConfig::parse(&text).with_context(|| format!("in config {}", args.config.display()))?;
     // Overrides are recorded at the end of the run's copy of the config.
     let mut overrides = Vec::new();

@@ -54,9 +54,12 @@ pub fn run(args: SelfplayArgs) -> Result<ExitCode> {
         (None, Some(out)) => out.clone(),
         (None, None) => anyhow::bail!("give --run RUN_DIR (shards go to RUN_DIR/shards) or --out DIR"),
     };
-    let mut writer = ShardWriter::new(&out, &format!("gen{:04}", args.generation), cfg.selfplay.games_per_shard, args.pgn)?;
+    let mut writer =
+        ShardWriter::new(&out, &format!("gen{:04}", args.generation), cfg.selfplay.games_per_shard, args.pgn)?;
     let bar = ProgressBar::new(args.games as u64);
-    bar.set_style(ProgressStyle::with_template("{bar:30} {pos}/{len} games {elapsed} | {msg}").expect("valid template"));
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} games {elapsed} | {msg}").expect("valid template"),
+    );
     let stop = AtomicBool::new(false);
     let opts = RunOptions { games: args.games, generation: args.generation, seed: args.seed };
     let start = Instant::now();

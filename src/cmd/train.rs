@@ -68,15 +68,8 @@ fn describe(m: &Metrics) -> String {
 
 pub fn run(args: TrainArgs) -> Result<ExitCode> {
     let default_config = args.run.join("config.toml");
-    let config = args
-        .config
-        .clone()
-        .or_else(|| default_config.exists().then_some(default_config));
-    let RunConfig {
-        train: cfg,
-        network,
-        ..
-    } = match &config {
+    let config = args.config.clone().or_else(|| default_config.exists().then_some(default_config));
+    let RunConfig { train: cfg, network, .. } = match &config {
         Some(path) => RunConfig::load(path)?,
         None => RunConfig::default(),
     };
@@ -93,22 +86,16 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
         );
     }
     if args.resume && !args.run.join("trainer").join("latest").exists() {
-        bail!(
-            "--resume: no trainer checkpoint in {}",
-            args.run.join("trainer").display()
-        );
+        bail!("--resume: no trainer checkpoint in {}", args.run.join("trainer").display());
     }
 
     let bar = match args.steps {
         Some(n) => ProgressBar::new(n).with_style(
-            ProgressStyle::with_template(
-                "{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} steps (eta {eta}) {msg}",
-            )
-            .expect("valid template"),
+            ProgressStyle::with_template("{spinner} [{elapsed_precise}] {bar:30} {pos}/{len} steps (eta {eta}) {msg}")
+                .expect("valid template"),
         ),
         None => ProgressBar::new_spinner().with_style(
-            ProgressStyle::with_template("{spinner} [{elapsed_precise}] {pos} steps {msg}")
-                .expect("valid template"),
+            ProgressStyle::with_template("{spinner} [{elapsed_precise}] {pos} steps {msg}").expect("valid template"),
         ),
     };
     let warn_bar = bar.clone();
@@ -122,13 +109,13 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
     say(
         &bar,
         &format!(
-        "training on {:?} from step {}: {} samples in the run, window {}, allowance {:.0} samples",
-        trainer.device(),
-        trainer.step(),
-        trainer.total_samples(),
-        trainer.window(),
-        trainer.allowance()
-    ),
+            "training on {:?} from step {}: {} samples in the run, window {}, allowance {:.0} samples",
+            trainer.device(),
+            trainer.step(),
+            trainer.total_samples(),
+            trainer.window(),
+            trainer.allowance()
+        ),
     );
 
     let stop = AtomicBool::new(false);
@@ -156,29 +143,20 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
     bar.finish_and_clear();
 
     let trained = trainer.step() - first_step;
-    if trained > 0
-        && last_candidate.as_ref() != Some(&Trainer::candidate_path(&args.run, trainer.step()))
-    {
+    if trained > 0 && last_candidate.as_ref() != Some(&Trainer::candidate_path(&args.run, trainer.step())) {
         last_candidate = Some(trainer.write_candidate()?);
     }
     let why = match reason {
         StopReason::Done => "requested steps done".to_string(),
         StopReason::Stopped => "stopped".to_string(),
-        StopReason::NeedData {
-            total_samples,
-            min_samples,
-            ..
-        } if total_samples < min_samples => {
+        StopReason::NeedData { total_samples, min_samples, .. } if total_samples < min_samples => {
             format!("waiting for data: {total_samples} samples, training starts at {min_samples}")
         }
         StopReason::NeedData { allowance, .. } => {
             format!("train/data ratio reached (allowance {allowance:.0} samples): needs new self-play data")
         }
     };
-    println!(
-        "trained {trained} steps (now at step {}): {why}",
-        trainer.step()
-    );
+    println!("trained {trained} steps (now at step {}): {why}", trainer.step());
     if let Some(c) = last_candidate {
         println!("candidate: {}", c.display());
     }

@@ -16,10 +16,7 @@ use std::time::{Duration, Instant};
 use trainer::{OptimizerKind, TrainConfig, Trainer};
 
 fn env<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name)
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(default)
+    std::env::var(name).ok().and_then(|s| s.parse().ok()).unwrap_or(default)
 }
 
 /// Trains until `budget` has passed after `warmup` steps; returns (samples/s, steps).
@@ -49,10 +46,7 @@ fn measure(
     .expect("training");
     let (t0, s0) = start.expect("warm-up finished");
     let steps = last.1 - s0;
-    (
-        (steps * cfg.batch_size as u64) as f64 / (last.0 - t0).as_secs_f64(),
-        steps,
-    )
+    ((steps * cfg.batch_size as u64) as f64 / (last.0 - t0).as_secs_f64(), steps)
 }
 
 fn main() {
@@ -62,11 +56,10 @@ fn main() {
     let batch: usize = env("SZERO_BENCH_BATCH", 256);
     let dir = tempfile::tempdir().expect("temp dir");
     let (shards, games) = if smoke { (1, 4) } else { (8, 32) };
-    let samples: u64 =
-        trainer::synthetic::write_shards(&dir.path().join("shards"), shards, games, 60, 1)
-            .expect("synthetic shards")
-            .iter()
-            .sum();
+    let samples: u64 = trainer::synthetic::write_shards(&dir.path().join("shards"), shards, games, 60, 1)
+        .expect("synthetic shards")
+        .iter()
+        .sum();
     let cfg = TrainConfig {
         device,
         batch_size: if smoke { 32 } else { batch },
@@ -87,8 +80,7 @@ fn main() {
         std::env::var("OMP_WAIT_POLICY").unwrap_or_default()
     );
     if smoke {
-        let mut t =
-            Trainer::open(dir.path(), &cfg, &models::net_config(1, 8, 1)).expect("open trainer");
+        let mut t = Trainer::open(dir.path(), &cfg, &models::net_config(1, 8, 1)).expect("open trainer");
         let r = t.train_steps(3, &AtomicBool::new(false)).expect("training");
         assert_eq!(r.steps, 3);
         println!("smoke run ok (figures: cargo bench -p trainer --bench train)");
@@ -97,19 +89,9 @@ fn main() {
     for optimizer in [OptimizerKind::Sgd, OptimizerKind::AdamW] {
         let run = dir.path().join(format!("run-{optimizer:?}"));
         std::fs::create_dir_all(&run).expect("run dir");
-        std::os::unix::fs::symlink(dir.path().join("shards"), run.join("shards"))
-            .expect("link shards");
-        let cfg = TrainConfig {
-            optimizer,
-            ..cfg.clone()
-        };
-        let (rate, steps) = measure(
-            &run,
-            &cfg,
-            &models::net_config(6, 64, 2),
-            3,
-            Duration::from_secs_f64(secs),
-        );
+        std::os::unix::fs::symlink(dir.path().join("shards"), run.join("shards")).expect("link shards");
+        let cfg = TrainConfig { optimizer, ..cfg.clone() };
+        let (rate, steps) = measure(&run, &cfg, &models::net_config(6, 64, 2), 3, Duration::from_secs_f64(secs));
         println!(
             "6x64 (history 2, SE, moves-left), {optimizer:?}: {rate:.0} samples/s ({:.1} ms/step over {steps} steps)",
             1000.0 * cfg.batch_size as f64 / rate

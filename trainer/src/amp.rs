@@ -45,10 +45,7 @@ mod tests {
     fn bf16_autocast_dtype_can_be_set() {
         // Thread-local in libtorch: this test thread only.
         let before = cuda_autocast_dtype();
-        assert_eq!(
-            before, 5,
-            "libtorch's CUDA autocast default should be fp16 (Half = 5)"
-        );
+        assert_eq!(before, 5, "libtorch's CUDA autocast default should be fp16 (Half = 5)");
         assert!(use_bf16_for_cuda_autocast());
         assert_eq!(cuda_autocast_dtype(), BFLOAT16);
         set_cuda_autocast_dtype(before);

@@ -68,17 +68,11 @@ fn step_of(name: &str) -> Option<u64> {
 type RawTensor = (Vec<usize>, Vec<u8>);
 
 fn ids_view(ids: &[u64]) -> RawTensor {
-    (
-        vec![ids.len()],
-        ids.iter().flat_map(|&v| (v as i64).to_le_bytes()).collect(),
-    )
+    (vec![ids.len()], ids.iter().flat_map(|&v| (v as i64).to_le_bytes()).collect())
 }
 
 fn f32_bytes(t: &Tensor) -> Result<RawTensor, TrainError> {
-    let t = t
-        .f_to_device(Device::Cpu)?
-        .f_to_kind(Kind::Float)?
-        .contiguous();
+    let t = t.f_to_device(Device::Cpu)?.f_to_kind(Kind::Float)?.contiguous();
     let shape = t.size().iter().map(|&d| d as usize).collect();
     let values = Vec::<f32>::try_from(t.flatten(0, -1))?;
     Ok((shape, values.iter().flat_map(|v| v.to_le_bytes()).collect()))
@@ -103,11 +97,8 @@ pub(crate) fn save(
     for (name, t) in optimizer {
         tensors.push((name.clone(), f32_bytes(t)?, Dtype::F32));
     }
-    for (name, ids) in [
-        ("data.pass", &sampler.pass),
-        ("data.buffer", &sampler.buffer),
-        ("data.carry", &sampler.carry),
-    ] {
+    for (name, ids) in [("data.pass", &sampler.pass), ("data.buffer", &sampler.buffer), ("data.carry", &sampler.carry)]
+    {
         tensors.push((name.to_string(), ids_view(ids), Dtype::I64));
     }
     let views = tensors
@@ -119,16 +110,12 @@ pub(crate) fn save(
         })
         .collect::<Result<Vec<_>, _>>()?;
     let json = serde_json::to_string(state).map_err(|e| TrainError::state(&state_path, e))?;
-    let meta = HashMap::from([
-        ("format".to_string(), STATE_FORMAT.to_string()),
-        ("state".to_string(), json),
-    ]);
+    let meta = HashMap::from([("format".to_string(), STATE_FORMAT.to_string()), ("state".to_string(), json)]);
     let bytes = models::checksum::serialize(views, meta).map_err(|e| TrainError::state(&state_path, e))?;
     write_atomic(&state_path, &bytes).map_err(TrainError::io(&state_path))?;
 
     let latest = trainer_dir.join(LATEST);
-    write_atomic(&latest, format!("{}\n", dir_name(state.step)).as_bytes())
-        .map_err(TrainError::io(&latest))?;
+    write_atomic(&latest, format!("{}\n", dir_name(state.step)).as_bytes()).map_err(TrainError::io(&latest))?;
     prune(trainer_dir, keep, state.step)?;
     Ok(dir)
 }
@@ -147,11 +134,7 @@ fn steps_on_disk(trainer_dir: &Path) -> Result<Vec<u64>, TrainError> {
 
 /// Deletes checkpoint directories beyond the newest `keep` (never `current`).
 fn prune(trainer_dir: &Path, keep: usize, current: u64) -> Result<(), TrainError> {
-    for step in steps_on_disk(trainer_dir)?
-        .into_iter()
-        .skip(keep.max(1))
-        .filter(|&s| s != current)
-    {
+    for step in steps_on_disk(trainer_dir)?.into_iter().skip(keep.max(1)).filter(|&s| s != current) {
         let dir = trainer_dir.join(dir_name(step));
         std::fs::remove_dir_all(&dir).map_err(TrainError::io(&dir))?;
     }
@@ -180,28 +163,17 @@ pub(crate) fn latest(trainer_dir: &Path) -> Result<Option<PathBuf>, TrainError> 
         Err(e) => return Err(TrainError::io(&path)(e)),
     };
     if step_of(&name).is_none() {
-        return Err(TrainError::state(
-            &path,
-            format!("{name:?} is not a checkpoint directory name"),
-        ));
+        return Err(TrainError::state(&path, format!("{name:?} is not a checkpoint directory name")));
     }
     Ok(Some(trainer_dir.join(name)))
 }
 
 fn ids(st: &SafeTensors, name: &str, path: &Path) -> Result<Vec<u64>, TrainError> {
-    let v = st
-        .tensor(name)
-        .map_err(|_| TrainError::state(path, format!("no tensor `{name}`")))?;
+    let v = st.tensor(name).map_err(|_| TrainError::state(path, format!("no tensor `{name}`")))?;
     if v.dtype() != Dtype::I64 || v.shape().len() != 1 {
-        return Err(TrainError::state(
-            path,
-            format!("tensor `{name}` is not a 1-d i64 array"),
-        ));
+        return Err(TrainError::state(path, format!("tensor `{name}` is not a 1-d i64 array")));
     }
-    Ok(v.data()
-        .chunks_exact(8)
-        .map(|c| i64::from_le_bytes(c.try_into().expect("8 bytes")) as u64)
-        .collect())
+    Ok(v.data().chunks_exact(8).map(|c| i64::from_le_bytes(c.try_into().expect("8 bytes")) as u64).collect())
 }
 
 /// Reads the state file of checkpoint directory `dir` (weights are loaded separately,
@@ -215,18 +187,10 @@ pub(crate) fn load(dir: &Path) -> Result<Loaded, TrainError> {
     let meta = meta.metadata().clone().unwrap_or_default();
     match meta.get("format") {
         Some(f) if f == STATE_FORMAT => {}
-        other => {
-            return Err(TrainError::state(
-                &path,
-                format!("format is {other:?}, expected {STATE_FORMAT:?}"),
-            ))
-        }
+        other => return Err(TrainError::state(&path, format!("format is {other:?}, expected {STATE_FORMAT:?}"))),
     }
-    let json = meta
-        .get("state")
-        .ok_or_else(|| TrainError::state(&path, "no `state` metadata"))?;
-    let state: TrainerState =
-        serde_json::from_str(json).map_err(|e| TrainError::state(&path, e))?;
+    let json = meta.get("state").ok_or_else(|| TrainError::state(&path, "no `state` metadata"))?;
+    let state: TrainerState = serde_json::from_str(json).map_err(|e| TrainError::state(&path, e))?;
     let sampler = SamplerState {
         rng: state.sampler_rng,
         pass: ids(&st, "data.pass", &path)?,
@@ -236,22 +200,12 @@ pub(crate) fn load(dir: &Path) -> Result<Loaded, TrainError> {
     let mut optimizer = HashMap::new();
     for (name, view) in st.iter().filter(|(n, _)| n.starts_with("optim.")) {
         if view.dtype() != Dtype::F32 {
-            return Err(TrainError::state(
-                &path,
-                format!("tensor `{name}` is not f32"),
-            ));
+            return Err(TrainError::state(&path, format!("tensor `{name}` is not f32")));
         }
         let shape: Vec<i64> = view.shape().iter().map(|&d| d as i64).collect();
-        optimizer.insert(
-            name.to_string(),
-            Tensor::f_from_data_size(view.data(), &shape, Kind::Float)?,
-        );
+        optimizer.insert(name.to_string(), Tensor::f_from_data_size(view.data(), &shape, Kind::Float)?);
     }
-    Ok(Loaded {
-        state,
-        sampler,
-        optimizer,
-    })
+    Ok(Loaded { state, sampler, optimizer })
 }
 
 /// Loads a checkpoint's weights into `net` (same architecture required).
@@ -280,16 +234,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let net = Net::new(models::net_config(0, 4, 0), Device::Cpu).unwrap();
         assert!(latest(dir.path()).unwrap().is_none());
-        let sampler = SamplerState {
-            rng: 77,
-            pass: vec![1, 2, 3],
-            buffer: vec![u64::MAX >> 1, 0],
-            carry: vec![],
-        };
-        let opt = vec![(
-            "optim.momentum.w".to_string(),
-            Tensor::from_slice(&[1.5f32, -2.0]).view([1, 2]),
-        )];
+        let sampler = SamplerState { rng: 77, pass: vec![1, 2, 3], buffer: vec![u64::MAX >> 1, 0], carry: vec![] };
+        let opt = vec![("optim.momentum.w".to_string(), Tensor::from_slice(&[1.5f32, -2.0]).view([1, 2]))];
         for step in [10, 20, 30] {
             save(dir.path(), &net, &state(step), &sampler, &opt, 2).unwrap();
         }

@@ -213,12 +213,7 @@ pub struct ConfigError {
 impl TrainConfig {
     /// Checks every setting, so that training cannot fail later on a bad value.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        let err = |field, problem: &str| {
-            Err(ConfigError {
-                field,
-                problem: problem.to_string(),
-            })
-        };
+        let err = |field, problem: &str| Err(ConfigError { field, problem: problem.to_string() });
         let positive_int = [
             ("batch_size", self.batch_size as u64),
             ("shuffle_buffer", self.shuffle_buffer as u64),
@@ -288,10 +283,7 @@ impl TrainConfig {
             return err("train_ratio", "must be > 0");
         }
         if self.lr_schedule == ScheduleKind::Cosine && self.cosine_steps == 0 {
-            return err(
-                "cosine_steps",
-                "must be at least 1 with the cosine schedule",
-            );
+            return err("cosine_steps", "must be at least 1 with the cosine schedule");
         }
         if self.lr_milestones.windows(2).any(|w| w[0] >= w[1]) {
             return err("lr_milestones", "must be strictly increasing");
@@ -314,10 +306,9 @@ mod tests {
 
     #[test]
     fn partial_table_and_unknown_keys() {
-        let c: TrainConfig = toml::from_str(
-            "batch_size = 64\noptimizer = \"adamw\"\nlr_schedule = \"cosine\"\ndevice = \"cpu\"\n",
-        )
-        .unwrap();
+        let c: TrainConfig =
+            toml::from_str("batch_size = 64\noptimizer = \"adamw\"\nlr_schedule = \"cosine\"\ndevice = \"cpu\"\n")
+                .unwrap();
         assert_eq!(c.batch_size, 64);
         assert_eq!(c.optimizer, OptimizerKind::AdamW);
         assert_eq!(c.lr_schedule, ScheduleKind::Cosine);
@@ -330,18 +321,12 @@ mod tests {
     /// `configs/train-reference.toml` documents every field with its default.
     #[test]
     fn reference_file_matches_the_defaults() {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../configs/train-reference.toml"
-        );
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../configs/train-reference.toml");
         let text = std::fs::read_to_string(path).unwrap();
         let mut doc: toml::Table = toml::from_str(&text).unwrap();
         let train = doc.remove("train").expect("[train] table");
         let listed: Vec<String> = train.as_table().unwrap().keys().cloned().collect();
-        assert_eq!(
-            train.try_into::<TrainConfig>().unwrap(),
-            TrainConfig::default()
-        );
+        assert_eq!(train.try_into::<TrainConfig>().unwrap(), TrainConfig::default());
         let defaults = toml::Table::try_from(TrainConfig::default()).unwrap();
         let mut all: Vec<String> = defaults.keys().cloned().collect();
         // Empty arrays serialise like any value; every field must be listed.
@@ -353,10 +338,7 @@ mod tests {
 
     #[test]
     fn validation_names_the_field() {
-        let mut c = TrainConfig {
-            batch_size: 0,
-            ..TrainConfig::default()
-        };
+        let mut c = TrainConfig { batch_size: 0, ..TrainConfig::default() };
         assert_eq!(c.validate().unwrap_err().field, "batch_size");
         c.batch_size = 8;
         c.q_ratio = 1.5;

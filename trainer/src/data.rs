@@ -83,11 +83,7 @@ impl HostBatch {
             let game = &r.game;
             let s = r.sample();
             let ply = s.ply as usize;
-            encode(
-                &game.positions[..=ply],
-                history,
-                &mut b.inputs[i * len..(i + 1) * len],
-            );
+            encode(&game.positions[..=ply], history, &mut b.inputs[i * len..(i + 1) * len]);
             // Sums were checked to be positive when the shard was loaded; normalising
             // makes pruned or rounded targets proper distributions.
             let sum: f32 = s.policy.iter().map(|p| p.1).sum();
@@ -170,15 +166,9 @@ impl Loader {
                     .name(format!("szero-loader-{i}"))
                     .spawn(move || loop {
                         // Hold the lock only while receiving, not while building.
-                        let job = job_rx
-                            .lock()
-                            .map_err(|_| ())
-                            .and_then(|rx| rx.recv().map_err(|_| ()));
+                        let job = job_rx.lock().map_err(|_| ()).and_then(|rx| rx.recv().map_err(|_| ()));
                         let Ok((seq, refs)) = job else { return };
-                        if res_tx
-                            .send((seq, HostBatch::build(&refs, targets)))
-                            .is_err()
-                        {
+                        if res_tx.send((seq, HostBatch::build(&refs, targets))).is_err() {
                             return;
                         }
                     })
@@ -253,12 +243,8 @@ mod tests {
     fn refs(dir: &std::path::Path) -> Vec<SampleRef> {
         synthetic::write_shards(dir, 1, 3, 9, 11).unwrap();
         let mut store = ShardStore::new(dir);
-        store
-            .refresh(&TrainConfig::default(), &|w| panic!("{w}"))
-            .unwrap();
-        (0..store.total())
-            .filter_map(|id| store.resolve(id))
-            .collect()
+        store.refresh(&TrainConfig::default(), &|w| panic!("{w}")).unwrap();
+        (0..store.total()).filter_map(|id| store.resolve(id)).collect()
     }
 
     fn targets(history: usize) -> Targets {
@@ -280,11 +266,7 @@ mod tests {
             }
             // The result is seen from the side to move: it flips every ply.
             let white_to_move = s.ply % 2 == 0;
-            let result = if white_to_move {
-                r.game.result
-            } else {
-                -r.game.result
-            };
+            let result = if white_to_move { r.game.result } else { -r.game.result };
             let expected = match result {
                 1 => [1.0, 0.0, 0.0],
                 0 => [0.0, 1.0, 0.0],
@@ -296,10 +278,7 @@ mod tests {
             // Planes equal a direct encoding of the game's positions.
             let mut planes = vec![0.0; input_len(2)];
             encode(&r.game.positions[..=s.ply as usize], 2, &mut planes);
-            assert_eq!(
-                &b.inputs[i * planes.len()..(i + 1) * planes.len()],
-                &planes[..]
-            );
+            assert_eq!(&b.inputs[i * planes.len()..(i + 1) * planes.len()], &planes[..]);
             // Material three plies on (or at the end), from the side to move's view.
             let ply = s.ply as usize;
             let later = &r.game.positions[(ply + 3).min(r.game.plies)];
@@ -325,25 +304,14 @@ mod tests {
         synthetic::write_shards(dir.path(), 4, 32, 60, 1).unwrap();
         let mut store = ShardStore::new(dir.path());
         let t0 = std::time::Instant::now();
-        store
-            .refresh(&TrainConfig::default(), &|w| panic!("{w}"))
-            .unwrap();
-        println!(
-            "loading {} samples (read, check, replay): {:?}",
-            store.total(),
-            t0.elapsed()
-        );
-        let refs: Vec<_> = (0..256)
-            .map(|i| store.resolve(i * 29 % store.total()).unwrap())
-            .collect();
+        store.refresh(&TrainConfig::default(), &|w| panic!("{w}")).unwrap();
+        println!("loading {} samples (read, check, replay): {:?}", store.total(), t0.elapsed());
+        let refs: Vec<_> = (0..256).map(|i| store.resolve(i * 29 % store.total()).unwrap()).collect();
         let t0 = std::time::Instant::now();
         for _ in 0..20 {
             std::hint::black_box(HostBatch::build(&refs, targets(2)));
         }
-        println!(
-            "building a batch of 256 (history 2): {:?}",
-            t0.elapsed() / 20
-        );
+        println!("building a batch of 256 (history 2): {:?}", t0.elapsed() / 20);
         let b = HostBatch::build(&refs, targets(2));
         let t0 = std::time::Instant::now();
         for _ in 0..20 {

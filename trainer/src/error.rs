@@ -19,10 +19,7 @@ pub enum TrainError {
     #[error(transparent)]
     Shards(#[from] selfplay::shard::ShardError),
     #[error("{}: {source}", path.display())]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Io { path: PathBuf, source: std::io::Error },
     #[error("{}: invalid trainer state: {reason}", path.display())]
     State { path: PathBuf, reason: String },
     #[error("libtorch: {0}")]
@@ -38,9 +35,6 @@ impl TrainError {
     }
 
     pub(crate) fn state(path: impl Into<PathBuf>, reason: impl std::fmt::Display) -> TrainError {
-        TrainError::State {
-            path: path.into(),
-            reason: reason.to_string(),
-        }
+        TrainError::State { path: path.into(), reason: reason.to_string() }
     }
 }

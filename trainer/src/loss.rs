@@ -70,17 +70,11 @@ pub struct Losses {
 
 /// `-sum(target * log_softmax(logits))`, averaged over the batch.
 fn soft_cross_entropy(logits: &Tensor, target: &Tensor) -> Tensor {
-    -(target * logits.log_softmax(1, Kind::Float))
-        .sum_dim_intlist(1, false, Kind::Float)
-        .mean(Kind::Float)
+    -(target * logits.log_softmax(1, Kind::Float)).sum_dim_intlist(1, false, Kind::Float).mean(Kind::Float)
 }
 
 fn accuracy(logits: &Tensor, target: &Tensor) -> Tensor {
-    logits
-        .argmax(1, false)
-        .eq_tensor(&target.argmax(1, false))
-        .to_kind(Kind::Float)
-        .mean(Kind::Float)
+    logits.argmax(1, false).eq_tensor(&target.argmax(1, false)).to_kind(Kind::Float).mean(Kind::Float)
 }
 
 /// Added to the logits of illegal moves: their softmax mass becomes 0 (exp underflows)

@@ -50,11 +50,7 @@ pub enum OptimStateError {
     #[error("optimizer state has no tensor `{0}`")]
     Missing(String),
     #[error("optimizer state tensor `{name}` has shape {found:?}, expected {expected:?}")]
-    Shape {
-        name: String,
-        found: Vec<i64>,
-        expected: Vec<i64>,
-    },
+    Shape { name: String, found: Vec<i64>, expected: Vec<i64> },
 }
 
 /// An optimiser over the trainable variables of a network.
@@ -75,29 +71,18 @@ fn buffer_names(kind: OptimizerKind) -> &'static [&'static str] {
 impl Optimizer {
     /// Zero state for the trainable variables of `vs`, ordered by name.
     pub fn new(vs: &VarStore, cfg: OptimConfig) -> Optimizer {
-        let mut vars: Vec<(String, Tensor)> = vs
-            .variables()
-            .into_iter()
-            .filter(|(_, t)| t.requires_grad())
-            .collect();
+        let mut vars: Vec<(String, Tensor)> = vs.variables().into_iter().filter(|(_, t)| t.requires_grad()).collect();
         vars.sort_by(|a, b| a.0.cmp(&b.0));
         let params = vars
             .into_iter()
             .map(|(name, var)| Param {
                 decay: var.dim() >= 2,
-                buffers: buffer_names(cfg.kind)
-                    .iter()
-                    .map(|_| var.zeros_like().detach())
-                    .collect(),
+                buffers: buffer_names(cfg.kind).iter().map(|_| var.zeros_like().detach()).collect(),
                 name,
                 var,
             })
             .collect();
-        Optimizer {
-            cfg,
-            params,
-            steps: 0,
-        }
+        Optimizer { cfg, params, steps: 0 }
     }
 
     pub fn kind(&self) -> OptimizerKind {
@@ -119,19 +104,11 @@ impl Optimizer {
     /// scaling them down to at most `max_norm` when `max_norm > 0`. Does not wait for
     /// the device.
     pub fn clip_grad_norm(&mut self, max_norm: f64) -> Tensor {
-        let grads: Vec<Tensor> = self
-            .params
-            .iter()
-            .map(|p| p.var.grad())
-            .filter(Tensor::defined)
-            .collect();
+        let grads: Vec<Tensor> = self.params.iter().map(|p| p.var.grad()).filter(Tensor::defined).collect();
         if grads.is_empty() {
             return Tensor::zeros([], (Kind::Float, tch::Device::Cpu));
         }
-        let norms: Vec<Tensor> = grads
-            .iter()
-            .map(|g| g.to_kind(Kind::Float).norm())
-            .collect();
+        let norms: Vec<Tensor> = grads.iter().map(|g| g.to_kind(Kind::Float).norm()).collect();
         let total = Tensor::stack(&norms, 0).norm();
         if max_norm > 0.0 {
             let coef = (max_norm / (&total + 1e-6)).clamp_max(1.0);
@@ -158,8 +135,7 @@ impl Optimizer {
             return;
         };
         let scalar = |v: f64| Tensor::from(v as f32).to_device(device);
-        let (wd_t, momentum_t, neg_lr_t) =
-            (scalar(c.weight_decay), scalar(c.momentum), scalar(-lr));
+        let (wd_t, momentum_t, neg_lr_t) = (scalar(c.weight_decay), scalar(c.momentum), scalar(-lr));
         tch::no_grad(|| {
             for p in &mut self.params {
                 let mut g = p.var.grad();
@@ -206,34 +182,21 @@ impl Optimizer {
         self.params
             .iter()
             .flat_map(|p| {
-                names
-                    .iter()
-                    .zip(&p.buffers)
-                    .map(move |(b, t)| (format!("optim.{b}.{}", p.name), t.shallow_clone()))
+                names.iter().zip(&p.buffers).map(move |(b, t)| (format!("optim.{b}.{}", p.name), t.shallow_clone()))
             })
             .collect()
     }
 
     /// Restores [`Self::state_tensors`] and the update count; on error nothing changes.
-    pub fn load_state(
-        &mut self,
-        tensors: &HashMap<String, Tensor>,
-        steps: u64,
-    ) -> Result<(), OptimStateError> {
+    pub fn load_state(&mut self, tensors: &HashMap<String, Tensor>, steps: u64) -> Result<(), OptimStateError> {
         let names = buffer_names(self.cfg.kind);
         let mut staged = Vec::new();
         for (pi, p) in self.params.iter().enumerate() {
             for (bi, b) in names.iter().enumerate() {
                 let key = format!("optim.{b}.{}", p.name);
-                let t = tensors
-                    .get(&key)
-                    .ok_or_else(|| OptimStateError::Missing(key.clone()))?;
+                let t = tensors.get(&key).ok_or_else(|| OptimStateError::Missing(key.clone()))?;
                 if t.size() != p.var.size() {
-                    return Err(OptimStateError::Shape {
-                        name: key,
-                        found: t.size(),
-                        expected: p.var.size(),
-                    });
+                    return Err(OptimStateError::Shape { name: key, found: t.size(), expected: p.var.size() });
                 }
                 staged.push((pi, bi, t));
             }
@@ -257,31 +220,17 @@ mod tests {
     /// A two-layer MLP with only rank-2 weights (no biases), so that decaying "weights
     /// only" and tch's "everything" agree.
     fn model(vs: &nn::Path) -> impl Module {
-        let cfg = nn::LinearConfig {
-            bias: false,
-            ..Default::default()
-        };
-        nn::seq()
-            .add(nn::linear(vs / "a", 6, 8, cfg))
-            .add_fn(|x| x.tanh())
-            .add(nn::linear(vs / "b", 8, 2, cfg))
+        let cfg = nn::LinearConfig { bias: false, ..Default::default() };
+        nn::seq().add(nn::linear(vs / "a", 6, 8, cfg)).add_fn(|x| x.tanh()).add(nn::linear(vs / "b", 8, 2, cfg))
     }
 
     fn data() -> (Tensor, Tensor) {
         tch::manual_seed(3);
-        (
-            Tensor::randn([16, 6], (Kind::Float, Device::Cpu)),
-            Tensor::randn([16, 2], (Kind::Float, Device::Cpu)),
-        )
+        (Tensor::randn([16, 6], (Kind::Float, Device::Cpu)), Tensor::randn([16, 2], (Kind::Float, Device::Cpu)))
     }
 
     /// Trains two copies of the model, ours and tch's optimiser, and compares weights.
-    fn compare(
-        cfg: OptimConfig,
-        mut reference: nn::Optimizer,
-        ref_vs: &VarStore,
-        m_ref: &impl Module,
-    ) {
+    fn compare(cfg: OptimConfig, mut reference: nn::Optimizer, ref_vs: &VarStore, m_ref: &impl Module) {
         let (x, y) = data();
         let ours_vs = VarStore::new(Device::Cpu);
         let m = model(&ours_vs.root());
@@ -307,12 +256,7 @@ mod tests {
     fn sgd_nesterov_matches_pytorch() {
         let ref_vs = VarStore::new(Device::Cpu);
         let m_ref = model(&ref_vs.root());
-        let sgd = nn::Sgd {
-            momentum: 0.9,
-            dampening: 0.0,
-            wd: 0.01,
-            nesterov: true,
-        };
+        let sgd = nn::Sgd { momentum: 0.9, dampening: 0.0, wd: 0.01, nesterov: true };
         let reference = sgd.build(&ref_vs, 0.05).unwrap();
         let cfg = OptimConfig {
             kind: OptimizerKind::Sgd,
@@ -329,13 +273,7 @@ mod tests {
     fn adamw_matches_pytorch() {
         let ref_vs = VarStore::new(Device::Cpu);
         let m_ref = model(&ref_vs.root());
-        let adamw = nn::AdamW {
-            beta1: 0.8,
-            beta2: 0.99,
-            wd: 0.1,
-            eps: 1e-8,
-            amsgrad: false,
-        };
+        let adamw = nn::AdamW { beta1: 0.8, beta2: 0.99, wd: 0.1, eps: 1e-8, amsgrad: false };
         let reference = adamw.build(&ref_vs, 0.05).unwrap();
         let cfg = OptimConfig {
             kind: OptimizerKind::AdamW,
@@ -370,11 +308,7 @@ mod tests {
         assert!((after - 1.0).abs() < 1e-4, "{after}");
         opt.step(0.01);
 
-        let state: HashMap<String, Tensor> = opt
-            .state_tensors()
-            .into_iter()
-            .map(|(k, t)| (k, t.copy()))
-            .collect();
+        let state: HashMap<String, Tensor> = opt.state_tensors().into_iter().map(|(k, t)| (k, t.copy())).collect();
         assert_eq!(state.len(), 4);
         assert!(state.contains_key("optim.exp_avg_sq.b.weight"));
         let mut other = Optimizer::new(&vs, cfg);
@@ -384,9 +318,6 @@ mod tests {
         }
         let mut partial = state;
         partial.remove("optim.exp_avg.a.weight");
-        assert!(matches!(
-            other.load_state(&partial, 1),
-            Err(OptimStateError::Missing(_))
-        ));
+        assert!(matches!(other.load_state(&partial, 1), Err(OptimStateError::Missing(_))));
     }
 }

@@ -12,9 +12,7 @@ pub(crate) struct Rng {
 impl Rng {
     /// A generator seeded with `seed`; `stream` separates independent uses of one seed.
     pub(crate) fn new(seed: u64, stream: u64) -> Rng {
-        let mut r = Rng {
-            state: seed ^ stream.wrapping_mul(0xD1B5_4A32_D192_ED03),
-        };
+        let mut r = Rng { state: seed ^ stream.wrapping_mul(0xD1B5_4A32_D192_ED03) };
         r.next_u64();
         r
     }
@@ -79,10 +77,7 @@ mod tests {
         for _ in 0..60_000 {
             counts[r.below(6)] += 1;
         }
-        assert!(
-            counts.iter().all(|&c| (9_000..11_000).contains(&c)),
-            "{counts:?}"
-        );
+        assert!(counts.iter().all(|&c| (9_000..11_000).contains(&c)), "{counts:?}");
         let mut v: Vec<u32> = (0..50).collect();
         r.shuffle(&mut v);
         let mut sorted = v.clone();

@@ -40,13 +40,7 @@ pub(crate) struct Sampler {
 
 impl Sampler {
     pub(crate) fn new(seed: u64, capacity: usize) -> Sampler {
-        Sampler::restore(
-            SamplerState {
-                rng: Rng::new(seed, 0xDA7A).state(),
-                ..Default::default()
-            },
-            capacity,
-        )
+        Sampler::restore(SamplerState { rng: Rng::new(seed, 0xDA7A).state(), ..Default::default() }, capacity)
     }
 
     pub(crate) fn restore(state: SamplerState, capacity: usize) -> Sampler {
@@ -65,10 +59,7 @@ impl Sampler {
             rng: self.rng.state(),
             pass: self.pass.clone(),
             buffer: self.buffer.clone(),
-            carry: pending
-                .into_iter()
-                .chain(self.carry.iter().copied())
-                .collect(),
+            carry: pending.into_iter().chain(self.carry.iter().copied()).collect(),
         }
     }
 
@@ -134,9 +125,7 @@ impl Sampler {
         window_len: u64,
         n: usize,
     ) -> (Vec<u64>, Vec<SampleRef>) {
-        let target = self
-            .capacity
-            .min(usize::try_from(window_len).unwrap_or(usize::MAX));
+        let target = self.capacity.min(usize::try_from(window_len).unwrap_or(usize::MAX));
         let (mut ids, mut refs) = (Vec::with_capacity(n), Vec::with_capacity(n));
         while refs.len() < n {
             let Some(id) = self.next_id(store, start, target) else {
@@ -160,11 +149,7 @@ mod tests {
 
     fn store(dir: &std::path::Path, shards: usize) -> (ShardStore, TrainConfig) {
         synthetic::write_shards(dir, shards, 4, 10, 3).unwrap();
-        let cfg = TrainConfig {
-            window_min: 10_000,
-            window_max: 10_000,
-            ..TrainConfig::default()
-        };
+        let cfg = TrainConfig { window_min: 10_000, window_max: 10_000, ..TrainConfig::default() };
         let mut s = ShardStore::new(dir);
         s.refresh(&cfg, &|w| panic!("{w}")).unwrap();
         (s, cfg)
@@ -195,10 +180,7 @@ mod tests {
         let mut restored = Sampler::restore(state.clone(), 50);
         assert_eq!(restored.next_batch(&store, start, len, 8).0, pending);
         for _ in 0..20 {
-            assert_eq!(
-                restored.next_batch(&store, start, len, 5).0,
-                s.next_batch(&store, start, len, 5).0
-            );
+            assert_eq!(restored.next_batch(&store, start, len, 5).0, s.next_batch(&store, start, len, 5).0);
         }
         assert_eq!(Sampler::restore(state.clone(), 50).state([]), state);
     }
@@ -209,15 +191,8 @@ mod tests {
         let (store, cfg) = store(dir.path(), 3);
         let mut s = Sampler::new(1, 1000);
         let (_, refs) = s.next_batch(&store, store.window_start(&cfg), store.window_len(&cfg), 12);
-        let games: std::collections::HashSet<_> = refs
-            .iter()
-            .map(|r| std::sync::Arc::as_ptr(&r.game))
-            .collect();
-        assert!(
-            games.len() >= 6,
-            "{} distinct games in 12 samples",
-            games.len()
-        );
+        let games: std::collections::HashSet<_> = refs.iter().map(|r| std::sync::Arc::as_ptr(&r.game)).collect();
+        assert!(games.len() >= 6, "{} distinct games in 12 samples", games.len());
     }
 
     #[test]

@@ -17,8 +17,7 @@ pub fn learning_rate(cfg: &TrainConfig, step: u64) -> f64 {
             base * cfg.lr_step_factor.powi(passed as i32)
         }
         ScheduleKind::Cosine => {
-            let progress =
-                ((step - cfg.warmup_steps) as f64 / cfg.cosine_steps.max(1) as f64).min(1.0);
+            let progress = ((step - cfg.warmup_steps) as f64 / cfg.cosine_steps.max(1) as f64).min(1.0);
             let end = base * cfg.lr_final_fraction;
             end + (base - end) * 0.5 * (1.0 + (std::f64::consts::PI * progress).cos())
         }
@@ -35,11 +34,7 @@ mod tests {
 
     #[test]
     fn warmup_then_shapes() {
-        let mut c = TrainConfig {
-            learning_rate: 0.1,
-            warmup_steps: 10,
-            ..TrainConfig::default()
-        };
+        let mut c = TrainConfig { learning_rate: 0.1, warmup_steps: 10, ..TrainConfig::default() };
         assert!(close(learning_rate(&c, 0), 0.01));
         assert!(close(learning_rate(&c, 9), 0.1));
         assert!(close(learning_rate(&c, 1000), 0.1));

@@ -23,27 +23,16 @@ fn game(plies: usize, rng: &mut Rng) -> GameRecord {
         let moves = pos.legal_moves();
         let chosen = moves[rng.below(moves.len())];
         let mut policy = vec![(index_of(chosen, turn).expect("legal move") as u16, 0.7f32)];
-        let others: Vec<_> = (0..3)
-            .map(|_| moves[rng.below(moves.len())])
-            .filter(|&m| m != chosen)
-            .collect();
+        let others: Vec<_> = (0..3).map(|_| moves[rng.below(moves.len())]).filter(|&m| m != chosen).collect();
         if others.is_empty() {
             policy[0].1 = 1.0;
         }
         for m in &others {
-            policy.push((
-                index_of(*m, turn).expect("legal move") as u16,
-                0.3 / others.len() as f32,
-            ));
+            policy.push((index_of(*m, turn).expect("legal move") as u16, 0.3 / others.len() as f32));
         }
         let w = [1 + rng.below(10), 1 + rng.below(10), 1 + rng.below(10)].map(|v| v as f32);
         let sum: f32 = w.iter().sum();
-        samples.push(Sample {
-            ply: game.ply() as u16,
-            policy,
-            root_wdl: w.map(|v| v / sum),
-            visits: 32,
-        });
+        samples.push(Sample { ply: game.ply() as u16, policy, root_wdl: w.map(|v| v / sum), visits: 32 });
         game.play_unchecked(chosen);
     }
     GameRecord {
@@ -75,18 +64,10 @@ pub fn write_shards(
     plies: usize,
     seed: u64,
 ) -> Result<Vec<u64>, ShardError> {
-    std::fs::create_dir_all(dir).map_err(|source| ShardError::Io {
-        path: dir.to_path_buf(),
-        source,
-    })?;
+    std::fs::create_dir_all(dir).map_err(|source| ShardError::Io { path: dir.to_path_buf(), source })?;
     (0..shards)
         .map(|i| {
-            write_shard(
-                &dir.join(format!("shard-{i:06}.shard")),
-                games_per_shard,
-                plies,
-                seed.wrapping_add(i as u64),
-            )
+            write_shard(&dir.join(format!("shard-{i:06}.shard")), games_per_shard, plies, seed.wrapping_add(i as u64))
         })
         .collect()
 }

@@ -22,10 +22,7 @@ use tensorboard_rs::summary_writer::SummaryWriter;
 #[derive(Debug, thiserror::Error)]
 pub enum TbError {
     #[error("tensorboard: cannot create {}: {source}", path.display())]
-    Io {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Io { path: PathBuf, source: std::io::Error },
     #[error("tensorboard: writing to {} failed ({what}); logging disabled", path.display())]
     Failed { path: PathBuf, what: String },
 }
@@ -38,9 +35,7 @@ pub struct TbWriter {
 }
 
 fn unix_seconds() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs())
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
 
 /// Seconds in which this process opened a writer, per directory.
@@ -68,19 +63,11 @@ impl TbWriter {
     /// Opens a new event file in `dir` (created if needed).
     pub fn open(dir: impl Into<PathBuf>) -> Result<TbWriter, TbError> {
         let dir = dir.into();
-        std::fs::create_dir_all(&dir).map_err(|source| TbError::Io {
-            path: dir.clone(),
-            source,
-        })?;
+        std::fs::create_dir_all(&dir).map_err(|source| TbError::Io { path: dir.clone(), source })?;
         claim_file_name(&dir);
-        let inner = catch_unwind(|| SummaryWriter::new(&dir)).map_err(|p| TbError::Failed {
-            path: dir.clone(),
-            what: panic_message(p),
-        })?;
-        Ok(TbWriter {
-            dir,
-            inner: Some(inner),
-        })
+        let inner = catch_unwind(|| SummaryWriter::new(&dir))
+            .map_err(|p| TbError::Failed { path: dir.clone(), what: panic_message(p) })?;
+        Ok(TbWriter { dir, inner: Some(inner) })
     }
 
     pub fn dir(&self) -> &Path {
@@ -101,10 +88,7 @@ impl TbWriter {
             Err(p) => {
                 // Its background thread is gone: dropping it would panic again.
                 std::mem::forget(self.inner.take());
-                Err(TbError::Failed {
-                    path: self.dir.clone(),
-                    what: panic_message(p),
-                })
+                Err(TbError::Failed { path: self.dir.clone(), what: panic_message(p) })
             }
         }
     }
@@ -141,12 +125,7 @@ mod tests {
         let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
             .unwrap()
             .map(|e| e.unwrap().path())
-            .filter(|p| {
-                p.file_name()
-                    .unwrap()
-                    .to_string_lossy()
-                    .starts_with("events.out.tfevents.")
-            })
+            .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("events.out.tfevents."))
             .collect();
         v.sort();
         v
@@ -163,9 +142,7 @@ mod tests {
         }
         let files = event_files(&sub);
         assert_eq!(files.len(), 2, "{files:?}");
-        assert!(files
-            .iter()
-            .all(|f| std::fs::metadata(f).unwrap().len() > 40));
+        assert!(files.iter().all(|f| std::fs::metadata(f).unwrap().len() > 40));
     }
 
     #[test]
@@ -173,9 +150,6 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("file");
         std::fs::write(&file, b"x").unwrap();
-        assert!(matches!(
-            TbWriter::open(file.join("tb")),
-            Err(TbError::Io { .. })
-        ));
+        assert!(matches!(TbWriter::open(file.join("tb")), Err(TbError::Io { .. })));
     }
 }

@@ -67,11 +67,7 @@ pub enum StopReason {
     Done,
     /// Not enough data: fewer than `min_samples` samples in the run, or the train/data
     /// ratio allowance is used up. Call again once self-play has written more shards.
-    NeedData {
-        total_samples: u64,
-        min_samples: u64,
-        allowance: f64,
-    },
+    NeedData { total_samples: u64, min_samples: u64, allowance: f64 },
     /// The stop flag was set.
     Stopped,
 }
@@ -101,13 +97,7 @@ struct Meter {
 
 impl Meter {
     fn new() -> Meter {
-        Meter {
-            sums: None,
-            steps: 0,
-            samples: 0,
-            lr_sum: 0.0,
-            since: Instant::now(),
-        }
+        Meter { sums: None, steps: 0, samples: 0, lr_sum: 0.0, since: Instant::now() }
     }
 
     fn add(&mut self, values: Vec<Tensor>, samples: u64, lr: f64) {
@@ -172,17 +162,8 @@ impl Trainer {
     /// `training_step` count, so candidate numbers keep growing), else from a fresh
     /// `net_config` network seeded with `cfg.seed`. Registers the run's shards before
     /// returning. Warnings go to stderr.
-    pub fn open(
-        run_dir: impl Into<PathBuf>,
-        cfg: &TrainConfig,
-        net_config: &NetConfig,
-    ) -> Result<Trainer, TrainError> {
-        Trainer::open_with(
-            run_dir,
-            cfg,
-            net_config,
-            Box::new(|w| eprintln!("szero train: warning: {w}")),
-        )
+    pub fn open(run_dir: impl Into<PathBuf>, cfg: &TrainConfig, net_config: &NetConfig) -> Result<Trainer, TrainError> {
+        Trainer::open_with(run_dir, cfg, net_config, Box::new(|w| eprintln!("szero train: warning: {w}")))
     }
 
     /// [`Trainer::open`] with warnings sent to `warn`.
@@ -198,7 +179,8 @@ impl Trainer {
         let autocast = match cfg.precision.resolve(device) {
             Precision::Bf16 if !device.is_cuda() => {
                 return Err(TrainError::Unsupported(
-                    "train config: bf16 training needs a CUDA device (use precision = \"auto\" or \"f32\" on CPU)".into(),
+                    "train config: bf16 training needs a CUDA device (use precision = \"auto\" or \"f32\" on CPU)"
+                        .into(),
                 ))
             }
             Precision::Bf16 => true,
@@ -254,9 +236,7 @@ impl Trainer {
             Some((dir, loaded)) => {
                 let s = loaded.state;
                 if s.optimizer == cfg.optimizer {
-                    optim
-                        .load_state(&loaded.optimizer, s.optimizer_steps)
-                        .map_err(|e| TrainError::state(&dir, e))?;
+                    optim.load_state(&loaded.optimizer, s.optimizer_steps).map_err(|e| TrainError::state(&dir, e))?;
                 } else {
                     warn(&format!(
                         "checkpoint {} used the {:?} optimizer, the config asks for {:?}: \
@@ -377,9 +357,7 @@ impl Trainer {
 
     /// Where the candidate network of `step` is written.
     pub fn candidate_path(run_dir: &Path, step: u64) -> PathBuf {
-        run_dir
-            .join("candidates")
-            .join(format!("step-{step:09}.safetensors"))
+        run_dir.join("candidates").join(format!("step-{step:09}.safetensors"))
     }
 
     /// Registers new shards, moves the window and grows the train/data allowance.
@@ -391,8 +369,7 @@ impl Trainer {
         if r.new_samples > 0 {
             let ratio = self.cfg.train_ratio;
             let cap = ratio * self.store.window_len(&self.cfg) as f64;
-            self.allowance =
-                (self.allowance + ratio * r.new_samples as f64).min(cap.max(self.allowance));
+            self.allowance = (self.allowance + ratio * r.new_samples as f64).min(cap.max(self.allowance));
         }
         self.last_refresh = Some(self.step);
         Ok(())
@@ -415,9 +392,7 @@ impl Trainer {
         let start = self.store.window_start(&self.cfg);
         let len = self.store.window_len(&self.cfg);
         while self.loader.in_flight() < self.cfg.prefetch_batches as u64 {
-            let (ids, refs) = self
-                .sampler
-                .next_batch(&self.store, start, len, self.cfg.batch_size);
+            let (ids, refs) = self.sampler.next_batch(&self.store, start, len, self.cfg.batch_size);
             if refs.len() < self.cfg.batch_size {
                 break; // no usable sample in the window
             }
@@ -449,13 +424,8 @@ impl Trainer {
         }
         let target = self.step.saturating_add(n);
         let first = self.step;
-        let mut report = TrainReport {
-            steps: 0,
-            reason: StopReason::Done,
-            candidates: Vec::new(),
-            checkpoint: None,
-            metrics: None,
-        };
+        let mut report =
+            TrainReport { steps: 0, reason: StopReason::Done, candidates: Vec::new(), checkpoint: None, metrics: None };
         while self.step < target {
             if stop.load(Ordering::Relaxed) {
                 report.reason = StopReason::Stopped;
@@ -482,11 +452,7 @@ impl Trainer {
             self.step += 1;
             self.allowance -= host.len as f64;
             self.samples_trained += host.len as u64;
-            let metrics = if due(self.step, self.cfg.log_every) {
-                Some(self.log())
-            } else {
-                None
-            };
+            let metrics = if due(self.step, self.cfg.log_every) { Some(self.log()) } else { None };
             if due(self.step, self.cfg.checkpoint_every) {
                 self.save_checkpoint()?;
             }
@@ -544,12 +510,7 @@ impl Trainer {
     fn log(&mut self) -> Metrics {
         let m = std::mem::replace(&mut self.meter, Meter::new());
         let steps = m.steps.max(1) as f64;
-        let mean: Vec<f64> = m
-            .sums
-            .unwrap_or_default()
-            .iter()
-            .map(|t| t.double_value(&[]) / steps)
-            .collect();
+        let mean: Vec<f64> = m.sums.unwrap_or_default().iter().map(|t| t.double_value(&[]) / steps).collect();
         let get = |i: usize| mean.get(i).copied().unwrap_or(f64::NAN);
         let metrics = Metrics {
             step: self.step,
@@ -584,9 +545,7 @@ impl Trainer {
                 ("data/total_samples", metrics.total_samples as f64),
                 ("data/allowance", self.allowance),
             ];
-            let result = scalars
-                .iter()
-                .try_for_each(|(tag, v)| tb.scalar(tag, *v, self.step));
+            let result = scalars.iter().try_for_each(|(tag, v)| tb.scalar(tag, *v, self.step));
             if let Err(e) = result {
                 (self.warn)(&e.to_string());
                 self.tb = None;

@@ -168,26 +168,12 @@ impl ShardStore {
 
     /// A store with a checkpoint's registry, nothing loaded yet (see [`Self::load_window`]).
     pub(crate) fn restore(dir: impl Into<PathBuf>, state: StoreState) -> ShardStore {
-        let known = state
-            .registry
-            .iter()
-            .map(|e| e.name.clone())
-            .chain(state.skipped.iter().cloned())
-            .collect();
-        ShardStore {
-            dir: dir.into(),
-            registry: state.registry,
-            skipped: state.skipped,
-            known,
-            loaded: Vec::new(),
-        }
+        let known = state.registry.iter().map(|e| e.name.clone()).chain(state.skipped.iter().cloned()).collect();
+        ShardStore { dir: dir.into(), registry: state.registry, skipped: state.skipped, known, loaded: Vec::new() }
     }
 
     pub(crate) fn state(&self) -> StoreState {
-        StoreState {
-            registry: self.registry.clone(),
-            skipped: self.skipped.clone(),
-        }
+        StoreState { registry: self.registry.clone(), skipped: self.skipped.clone() }
     }
 
     /// Samples registered so far.
@@ -212,18 +198,10 @@ impl ShardStore {
 
     /// Registers the shards that appeared since the last call, loads those inside the
     /// (moved) window and unloads those that left it.
-    pub(crate) fn refresh(
-        &mut self,
-        cfg: &TrainConfig,
-        warn: &dyn Fn(String),
-    ) -> Result<Refresh, ShardError> {
+    pub(crate) fn refresh(&mut self, cfg: &TrainConfig, warn: &dyn Fn(String)) -> Result<Refresh, ShardError> {
         let new: Vec<PathBuf> = shard::list(&self.dir)?
             .into_iter()
-            .filter(|p| {
-                p.file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| !self.known.contains(n))
-            })
+            .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| !self.known.contains(n)))
             .collect();
         // Register in name order. Decoded records of the newest shards are kept (up to
         // a window's worth of samples) so that loading them does not read them twice.
@@ -231,11 +209,7 @@ impl ShardStore {
         let mut kept_samples = 0u64;
         let first_new = self.registry.len();
         for path in &new {
-            let name = path
-                .file_name()
-                .and_then(|n| n.to_str())
-                .expect("filtered above")
-                .to_string();
+            let name = path.file_name().and_then(|n| n.to_str()).expect("filtered above").to_string();
             self.known.insert(name.clone());
             let records = match shard::read(path) {
                 Ok(r) => r,
@@ -247,11 +221,7 @@ impl ShardStore {
             };
             let samples = records.iter().filter_map(|r| count_samples(r).ok()).sum();
             let first = self.total();
-            self.registry.push(ShardEntry {
-                name,
-                first,
-                samples,
-            });
+            self.registry.push(ShardEntry { name, first, samples });
             kept_samples += samples;
             kept.push_back((self.registry.len() - 1, records));
             while kept_samples > cfg.window_max && kept.len() > 1 {
@@ -261,10 +231,8 @@ impl ShardStore {
         }
         let start = self.window_start(cfg);
         self.loaded.retain(|s| s.end > start);
-        let mut out = Refresh {
-            new_samples: self.registry[first_new..].iter().map(|e| e.samples).sum(),
-            new_games: Vec::new(),
-        };
+        let mut out =
+            Refresh { new_samples: self.registry[first_new..].iter().map(|e| e.samples).sum(), new_games: Vec::new() };
         for i in first_new..self.registry.len() {
             let entry = &self.registry[i];
             if entry.end() <= start || entry.samples == 0 {
@@ -304,11 +272,7 @@ impl ShardStore {
         wanted.dedup();
         for i in wanted {
             let first = self.registry[i].first;
-            if self
-                .loaded
-                .iter()
-                .any(|s| s.first == first && s.end > first)
-            {
+            if self.loaded.iter().any(|s| s.first == first && s.end > first) {
                 continue;
             }
             if let Some(shard) = self.load_entry(i, None, warn) {
@@ -328,12 +292,7 @@ impl ShardStore {
     }
 
     /// Reads (unless `records` are given), validates and replays registry entry `i`.
-    fn load_entry(
-        &self,
-        i: usize,
-        records: Option<Vec<GameRecord>>,
-        warn: &dyn Fn(String),
-    ) -> Option<LoadedShard> {
+    fn load_entry(&self, i: usize, records: Option<Vec<GameRecord>>, warn: &dyn Fn(String)) -> Option<LoadedShard> {
         let entry = &self.registry[i];
         let path = self.path(&entry.name);
         let records = match records {
@@ -341,9 +300,7 @@ impl ShardStore {
             None => match shard::read(&path) {
                 Ok(r) => r,
                 Err(e) => {
-                    warn(format!(
-                        "shard no longer readable, its samples are skipped: {e}"
-                    ));
+                    warn(format!("shard no longer readable, its samples are skipped: {e}"));
                     return None;
                 }
             },
@@ -369,11 +326,7 @@ impl ShardStore {
             } else {
                 None
             };
-            games.push(GameSlot {
-                first: next,
-                count,
-                data,
-            });
+            games.push(GameSlot { first: next, count, data });
             next += count;
         }
         if next != entry.end() {
@@ -385,11 +338,7 @@ impl ShardStore {
             ));
             return None;
         }
-        Some(LoadedShard {
-            first: entry.first,
-            end: entry.end(),
-            games,
-        })
+        Some(LoadedShard { first: entry.first, end: entry.end(), games })
     }
 
     fn slot(&self, id: u64) -> Option<&GameSlot> {
@@ -403,17 +352,12 @@ impl ShardStore {
     pub(crate) fn resolve(&self, id: u64) -> Option<SampleRef> {
         let slot = self.slot(id)?;
         let game = slot.data.clone()?;
-        Some(SampleRef {
-            game,
-            index: (id - slot.first) as usize,
-        })
+        Some(SampleRef { game, index: (id - slot.first) as usize })
     }
 
     /// The sample ids of the loaded, usable game with id `game`.
     pub(crate) fn game_samples(&self, game: u64) -> Option<std::ops::Range<u64>> {
-        let slot = self
-            .slot(game)
-            .filter(|s| s.first == game && s.data.is_some())?;
+        let slot = self.slot(game).filter(|s| s.first == game && s.data.is_some())?;
         Some(slot.first..slot.first + slot.count)
     }
 
@@ -445,11 +389,7 @@ mod tests {
     use std::sync::Mutex;
 
     fn cfg(min: u64, max: u64) -> TrainConfig {
-        TrainConfig {
-            window_min: min,
-            window_max: max,
-            ..TrainConfig::default()
-        }
+        TrainConfig { window_min: min, window_max: max, ..TrainConfig::default() }
     }
 
     #[test]
@@ -476,11 +416,7 @@ mod tests {
         // A truncated and a garbage shard between good ones.
         let good = std::fs::read(shards.join("shard-000001.shard")).unwrap();
         std::fs::write(shards.join("shard-000001b.shard"), &good[..good.len() - 7]).unwrap();
-        std::fs::write(
-            shards.join("shard-000001c.shard"),
-            b"not a shard at all, just text",
-        )
-        .unwrap();
+        std::fs::write(shards.join("shard-000001c.shard"), b"not a shard at all, just text").unwrap();
         std::fs::write(shards.join("ignored.txt"), b"x").unwrap();
 
         let warnings = Mutex::new(Vec::new());
@@ -494,11 +430,7 @@ mod tests {
         assert_eq!(r.new_games.len(), 6);
         let w = warnings.lock().unwrap().clone();
         assert_eq!(w.len(), 2, "{w:?}");
-        assert!(
-            w.iter()
-                .any(|m| m.contains("shard-000001b.shard") && m.contains("truncated")),
-            "{w:?}"
-        );
+        assert!(w.iter().any(|m| m.contains("shard-000001b.shard") && m.contains("truncated")), "{w:?}");
         assert!(w.iter().any(|m| m.contains("shard-000001c.shard")), "{w:?}");
         assert_eq!(store.state().skipped.len(), 2);
 
@@ -566,19 +498,14 @@ mod tests {
         shard::write(&dir.path().join("a.shard"), &games).unwrap();
         let warnings = Mutex::new(Vec::new());
         let mut store = ShardStore::new(dir.path());
-        let r = store
-            .refresh(&cfg(100, 100), &|w| warnings.lock().unwrap().push(w))
-            .unwrap();
+        let r = store.refresh(&cfg(100, 100), &|w| warnings.lock().unwrap().push(w)).unwrap();
         // Game 0 fails the cheap check (not counted); game 1 fails its replay (counted,
         // never used).
         assert_eq!(r.new_samples, n1 + n2);
         assert_eq!(r.new_games, vec![n1]);
         let w = warnings.lock().unwrap().clone();
         assert_eq!(w.len(), 2, "{w:?}");
-        assert!(
-            w[0].contains("a.shard") && w[0].contains("game 0") && w[0].contains("9999"),
-            "{w:?}"
-        );
+        assert!(w[0].contains("a.shard") && w[0].contains("game 0") && w[0].contains("9999"), "{w:?}");
         assert!(w[1].contains("game 1"), "{w:?}");
         assert!(store.resolve(0).is_none());
         assert!(store.resolve(n1).is_some());

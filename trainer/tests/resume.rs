@@ -18,10 +18,7 @@ fn check(cfg: &TrainConfig) {
     let r = first.train_steps(50, &stop).unwrap();
     assert_eq!(r.steps, 50);
     assert!(r.checkpoint.is_some());
-    assert!(
-        max_diff(first.net(), straight.net()) > 1e-4,
-        "should differ after 50 of 100 steps"
-    );
+    assert!(max_diff(first.net(), straight.net()) > 1e-4, "should differ after 50 of 100 steps");
     drop(first);
     let mut second = Trainer::open(resumed_dir.path(), cfg, &tiny_net()).unwrap();
     assert_eq!(second.step(), 50);
@@ -37,10 +34,7 @@ fn check(cfg: &TrainConfig) {
     for step in [25, 50, 75, 100] {
         let p = Trainer::candidate_path(resumed_dir.path(), step);
         assert!(p.exists(), "{}", p.display());
-        assert_eq!(
-            models::checkpoint::read_metadata(&p).unwrap().training_step,
-            step
-        );
+        assert_eq!(models::checkpoint::read_metadata(&p).unwrap().training_step, step);
     }
 }
 
@@ -70,11 +64,7 @@ fn adamw_inline_loader_resumes_exactly() {
 #[test]
 fn a_damaged_checkpoint_falls_back_to_the_previous_one() {
     use std::sync::{Arc, Mutex};
-    let cfg = TrainConfig {
-        checkpoint_every: 10,
-        keep_checkpoints: 3,
-        ..tiny_config(OptimizerKind::AdamW)
-    };
+    let cfg = TrainConfig { checkpoint_every: 10, keep_checkpoints: 3, ..tiny_config(OptimizerKind::AdamW) };
     let damage = |file: &std::path::Path, how: &str| {
         let mut bytes = std::fs::read(file).unwrap();
         if how == "flip" {

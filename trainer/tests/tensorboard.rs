@@ -23,11 +23,7 @@ fn python() -> std::path::PathBuf {
     }
     let home = std::env::var_os("HOME").expect("HOME");
     let p = std::path::Path::new(&home).join(".cache/szero/venv/bin/python");
-    assert!(
-        p.exists(),
-        "{} missing: run scripts/setup or set SZERO_PYTHON",
-        p.display()
-    );
+    assert!(p.exists(), "{} missing: run scripts/setup or set SZERO_PYTHON", p.display());
     p
 }
 
@@ -37,22 +33,12 @@ fn python_reads_the_scalars_back() {
     let stop = AtomicBool::new(false);
     // Two sessions (a resume) in the same second write two event files.
     for _ in 0..2 {
-        let mut t =
-            Trainer::open(dir.path(), &tiny_config(OptimizerKind::Sgd), &tiny_net()).unwrap();
+        let mut t = Trainer::open(dir.path(), &tiny_config(OptimizerKind::Sgd), &tiny_net()).unwrap();
         t.train_steps(10, &stop).unwrap();
     }
     let logdir = dir.path().join("tensorboard/train");
-    let out = Command::new(python())
-        .arg("-c")
-        .arg(READ)
-        .arg(&logdir)
-        .output()
-        .expect("running python");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = Command::new(python()).arg("-c").arg(READ).arg(&logdir).output().expect("running python");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let text = String::from_utf8(out.stdout).unwrap();
     let lines: Vec<&str> = text.lines().collect();
     let tags: Vec<&str> = lines.iter().map(|l| l.split(' ').next().unwrap()).collect();
@@ -78,9 +64,6 @@ fn python_reads_the_scalars_back() {
         assert_eq!(steps, "5,10,15,20", "{line}");
         assert!(last.parse::<f64>().unwrap().is_finite(), "{line}");
     }
-    let total = lines
-        .iter()
-        .find(|l| l.starts_with("data/total_samples"))
-        .unwrap();
+    let total = lines.iter().find(|l| l.starts_with("data/total_samples")).unwrap();
     assert!(total.ends_with(" 80.0"), "{total}");
 }

@@ -61,7 +61,15 @@ mod tests {
     fn a_proved_mate_is_reported_as_mate_and_the_pv_follows() {
         let pos = Position::from_fen("6k1/5ppp/8/8/8/8/8/R5K1[] w - - 0 1").unwrap();
         let m = pos.parse_uci("a1a8").unwrap();
-        let info = SearchInfo { depth: 1, nodes: 1, elapsed: Duration::from_millis(3), wdl: [1.0, 0.0, 0.0], q: 1.0, mate: Some(1), pv: vec![m] };
+        let info = SearchInfo {
+            depth: 1,
+            nodes: 1,
+            elapsed: Duration::from_millis(3),
+            wdl: [1.0, 0.0, 0.0],
+            q: 1.0,
+            mate: Some(1),
+            pv: vec![m],
+        };
         let line = info_line(&info);
         assert!(line.contains("score mate 1") && line.ends_with("pv a1a8"), "{line}");
         let even = SearchInfo { mate: None, q: 0.0, wdl: [0.25, 0.5, 0.25], pv: vec![], ..info };

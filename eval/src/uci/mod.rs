@@ -10,10 +10,10 @@
 pub mod info;
 
 use models::load_evaluator;
-use search::{Limits, SearchControl, SearchResult, Searcher};
-use search::evaluator::{Evaluator, UniformEvaluator};
 use models::{DeviceChoice, Precision};
 use schess::{Color, Game, Position, Variant};
+use search::evaluator::{Evaluator, UniformEvaluator};
+use search::{Limits, SearchControl, SearchResult, Searcher};
 use search::{RootMode, SearchConfig};
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -163,17 +163,14 @@ impl Go {
                 "depth" => go.depth = num(w).map(|d| d.min(u32::MAX as u64) as u32),
                 "mate" => {
                     // Searched like `depth 2n-1`: MCTS has no mate search of its own.
-                    go.depth =
-                        num(w).map(|m| (2 * m).saturating_sub(1).min(u32::MAX as u64) as u32);
+                    go.depth = num(w).map(|m| (2 * m).saturating_sub(1).min(u32::MAX as u64) as u32);
                 }
                 "infinite" => go.infinite = true,
                 "ponder" => go.ponder = true,
                 "searchmoves" => {
                     errors.push("searchmoves is not supported; searching all moves".into());
                     while words.peek().is_some_and(|w| {
-                        w.len() >= 4
-                            && w.as_bytes()[0].is_ascii_lowercase()
-                            && w.as_bytes()[1].is_ascii_digit()
+                        w.len() >= 4 && w.as_bytes()[0].is_ascii_lowercase() && w.as_bytes()[1].is_ascii_digit()
                     }) {
                         words.next();
                     }
@@ -186,22 +183,13 @@ impl Go {
 
     /// Search limits for the side to move, with `overhead` kept in reserve.
     pub fn limits(&self, turn: Color, overhead: Duration) -> Limits {
-        let mut limits = Limits {
-            nodes: self.nodes,
-            depth: self.depth,
-            infinite: self.infinite,
-            ..Limits::default()
-        };
+        let mut limits = Limits { nodes: self.nodes, depth: self.depth, infinite: self.infinite, ..Limits::default() };
         let (time, inc) = match turn {
             Color::White => (self.wtime, self.winc),
             Color::Black => (self.btime, self.binc),
         };
         if let Some(mt) = self.movetime {
-            limits.time = Some(
-                Duration::from_millis(mt)
-                    .saturating_sub(overhead)
-                    .max(Duration::from_millis(1)),
-            );
+            limits.time = Some(Duration::from_millis(mt).saturating_sub(overhead).max(Duration::from_millis(1)));
         } else if let Some(t) = time {
             limits.time = Some(time_budget(
                 Duration::from_millis(t),
@@ -220,12 +208,7 @@ impl Go {
 /// Never more than 40% of what is left after the overhead (80% on the last move before a
 /// time control), so a long search cannot flag even if the game runs longer than assumed;
 /// the overhead covers the time between the limit check and `bestmove` reaching the GUI.
-pub fn time_budget(
-    time: Duration,
-    inc: Duration,
-    movestogo: Option<u64>,
-    overhead: Duration,
-) -> Duration {
+pub fn time_budget(time: Duration, inc: Duration, movestogo: Option<u64>, overhead: Duration) -> Duration {
     let left = time.saturating_sub(overhead);
     let mtg = movestogo.unwrap_or(30).clamp(1, 50) as u32;
     let target = left / mtg + inc * 3 / 4;
@@ -281,14 +264,8 @@ impl UciEngine {
     /// the evaluator, or why the file cannot be used.
     pub fn load_weights(&mut self, path: &Path) -> Result<String, String> {
         self.finish_search();
-        let ev = load_evaluator(
-            path,
-            self.settings.device,
-            self.settings.precision,
-            self.cache_entries(),
-            None,
-        )
-        .map_err(|e| format!("cannot load network {}: {e}", path.display()))?;
+        let ev = load_evaluator(path, self.settings.device, self.settings.precision, self.cache_entries(), None)
+            .map_err(|e| format!("cannot load network {}: {e}", path.display()))?;
         let description = ev.describe();
         self.searcher_mut().set_evaluator(ev);
         self.settings.weights = Some(path.to_path_buf());
@@ -306,15 +283,11 @@ impl UciEngine {
     }
 
     fn cache_entries(&self) -> usize {
-        (self.settings.hash_mb as u64 * (1 << 20) / CACHE_SHARE / BYTES_PER_CACHE_ENTRY / 2).max(1)
-            as usize
+        (self.settings.hash_mb as u64 * (1 << 20) / CACHE_SHARE / BYTES_PER_CACHE_ENTRY / 2).max(1) as usize
     }
 
     fn max_visits(&self) -> u64 {
-        (self.settings.hash_mb as u64 * (1 << 20) * (CACHE_SHARE - 1)
-            / CACHE_SHARE
-            / BYTES_PER_VISIT)
-            .max(1000)
+        (self.settings.hash_mb as u64 * (1 << 20) * (CACHE_SHARE - 1) / CACHE_SHARE / BYTES_PER_VISIT).max(1000)
     }
 
     fn searcher_mut(&mut self) -> &mut Searcher {
@@ -332,10 +305,7 @@ impl UciEngine {
     /// search finish (as Stockfish does, so piped command lists work), but stops one that
     /// would only end on `stop` (we could not read that `stop` while waiting).
     pub fn settle_search(&mut self) {
-        let endless = self
-            .running
-            .as_ref()
-            .is_some_and(|r| r.unbounded || r.control.ponder.load(Ordering::Relaxed));
+        let endless = self.running.as_ref().is_some_and(|r| r.unbounded || r.control.ponder.load(Ordering::Relaxed));
         if endless {
             self.finish_search();
         } else {
@@ -388,12 +358,9 @@ impl UciEngine {
                 return Flow::Quit;
             }
             "d" => {
-                self.out
-                    .line(&format!("info string fen {}", self.game.position().fen()));
+                self.out.line(&format!("info string fen {}", self.game.position().fen()));
             }
-            _ => self
-                .out
-                .error(&format!("unknown command '{}'", truncate(cmd))),
+            _ => self.out.error(&format!("unknown command '{}'", truncate(cmd))),
         }
         Flow::Continue
     }
@@ -407,7 +374,10 @@ impl UciEngine {
         o.line("option name Hash type spin default 512 min 1 max 1048576");
         o.line("option name Move Overhead type spin default 100 min 0 max 10000");
         o.line("option name WeightsFile type string default <empty>");
-        o.line(&format!("option name RootSearch type combo default {} var gumbel var puct", UciSettings::default().root.name()));
+        o.line(&format!(
+            "option name RootSearch type combo default {} var gumbel var puct",
+            UciSettings::default().root.name()
+        ));
         o.line("uciok");
     }
 
@@ -415,9 +385,7 @@ impl UciEngine {
         // `setoption name <name words> [value <value words>]`; names may contain spaces.
         let rest = line.trim_start_matches("setoption").trim();
         let Some(rest) = rest.strip_prefix("name ") else {
-            return self
-                .out
-                .error("setoption needs 'name <option> [value <value>]'");
+            return self.out.error("setoption needs 'name <option> [value <value>]'");
         };
         let (name, value) = match rest.find(" value ") {
             Some(i) => (rest[..i].trim(), rest[i + 7..].trim()),
@@ -427,10 +395,7 @@ impl UciEngine {
         let spin = |max: u64, min: u64| -> Result<u64, String> {
             match value.parse::<u64>() {
                 Ok(v) if (min..=max).contains(&v) => Ok(v),
-                _ => Err(format!(
-                    "invalid value '{}' for {name} (expected {min}..{max})",
-                    truncate(value)
-                )),
+                _ => Err(format!("invalid value '{}' for {name} (expected {min}..{max})", truncate(value))),
             }
         };
         let result = match name.to_ascii_lowercase().as_str() {
@@ -441,10 +406,7 @@ impl UciEngine {
                     self.searcher_mut().clear();
                     Ok(())
                 }
-                None => Err(format!(
-                    "unsupported variant '{}' (seirawan or chess)",
-                    truncate(value)
-                )),
+                None => Err(format!("unsupported variant '{}' (seirawan or chess)", truncate(value))),
             },
             "threads" => spin(256, 1).map(|n| {
                 self.settings.threads = n as usize;
@@ -454,15 +416,12 @@ impl UciEngine {
             "move overhead" => spin(10_000, 0).map(|n| self.settings.move_overhead_ms = n),
             "weightsfile" | "evalfile" => {
                 if value.is_empty() || value == "<empty>" {
-                    self.searcher_mut()
-                        .set_evaluator(Arc::new(UniformEvaluator));
+                    self.searcher_mut().set_evaluator(Arc::new(UniformEvaluator));
                     self.settings.weights = None;
                     Ok(())
                 } else {
-                    self.load_weights(Path::new(value)).map(|d| {
-                        self.out
-                            .line(&format!("info string loaded {} ({d})", truncate(value)))
-                    })
+                    self.load_weights(Path::new(value))
+                        .map(|d| self.out.line(&format!("info string loaded {} ({d})", truncate(value))))
                 }
             }
             "rootsearch" => value.parse::<RootMode>().map(|root| {
@@ -490,11 +449,7 @@ impl UciEngine {
                     Err(e) => return self.out.error(&format!("{e}; position unchanged")),
                 }
             }
-            _ => {
-                return self
-                    .out
-                    .error("position needs 'startpos' or 'fen <FEN>'; position unchanged")
-            }
+            _ => return self.out.error("position needs 'startpos' or 'fen <FEN>'; position unchanged"),
         };
         let mut game = Game::new(start);
         let mut rest = words.peekable();
@@ -503,8 +458,7 @@ impl UciEngine {
         }
         for (i, w) in rest.enumerate() {
             if let Err(e) = game.play_uci(w) {
-                self.out
-                    .error(&format!("{e} (move {}); position set before it", i + 1));
+                self.out.error(&format!("{e} (move {}); position set before it", i + 1));
                 break;
             }
         }
@@ -519,8 +473,7 @@ impl UciEngine {
         }
         let overhead = Duration::from_millis(self.settings.move_overhead_ms);
         let mut limits = go.limits(self.game.position().turn(), overhead);
-        let unbounded = limits.infinite
-            || (limits.nodes.is_none() && limits.time.is_none() && limits.depth.is_none());
+        let unbounded = limits.infinite || (limits.nodes.is_none() && limits.time.is_none() && limits.depth.is_none());
         limits.max_visits = Some(self.max_visits());
         let control = Arc::new(SearchControl::default());
         control.ponder.store(go.ponder, Ordering::Relaxed);
@@ -528,25 +481,16 @@ impl UciEngine {
         let game = self.game.clone();
         let out = self.out.clone();
         let ctl = control.clone();
-        let spawned = std::thread::Builder::new()
-            .name("search".into())
-            .spawn(move || {
-                let mut report = |info: &search::SearchInfo| out.line(&info::info_line(info));
-                let result = searcher.search(&game, &limits, &ctl, &mut report);
-                out.line(&bestmove_line(&game, result, &out));
-                searcher
-            });
+        let spawned = std::thread::Builder::new().name("search".into()).spawn(move || {
+            let mut report = |info: &search::SearchInfo| out.line(&info::info_line(info));
+            let result = searcher.search(&game, &limits, &ctl, &mut report);
+            out.line(&bestmove_line(&game, result, &out));
+            searcher
+        });
         match spawned {
-            Ok(handle) => {
-                self.running = Some(Running {
-                    control,
-                    handle,
-                    unbounded,
-                })
-            }
+            Ok(handle) => self.running = Some(Running { control, handle, unbounded }),
             Err(e) => {
-                self.out
-                    .error(&format!("cannot start the search thread: {e}"));
+                self.out.error(&format!("cannot start the search thread: {e}"));
                 self.searcher = Some(self.fresh_searcher());
                 self.out.line("bestmove (none)");
             }
@@ -557,11 +501,7 @@ impl UciEngine {
 /// The `bestmove` line; a failed search still names a legal move (after reporting why).
 fn bestmove_line(game: &Game, result: anyhow::Result<SearchResult>, out: &Output) -> String {
     match result {
-        Ok(SearchResult {
-            best: Some(m),
-            ponder,
-            ..
-        }) => match ponder {
+        Ok(SearchResult { best: Some(m), ponder, .. }) => match ponder {
             Some(p) => format!("bestmove {m} ponder {p}"),
             None => format!("bestmove {m}"),
         },
@@ -625,15 +565,7 @@ mod tests {
             session(
                 &mut e,
                 &buf,
-                &[
-                    "uci",
-                    "isready",
-                    "",
-                    "   ",
-                    "xyzzy 1 2",
-                    "setoption name UCI_Variant value seirawan",
-                    "isready"
-                ]
+                &["uci", "isready", "", "   ", "xyzzy 1 2", "setoption name UCI_Variant value seirawan", "isready"]
             ),
             [
                 format!("id name szero {version}").as_str(),
@@ -716,17 +648,11 @@ mod tests {
     #[test]
     fn go_searches_and_reports() {
         let (mut e, buf) = engine();
-        let out = session(
-            &mut e,
-            &buf,
-            &["position startpos moves e2e4", "go nodes 64"],
-        );
+        let out = session(&mut e, &buf, &["position startpos moves e2e4", "go nodes 64"]);
         assert_eq!(out.len(), 2, "{out:?}");
         let info = &out[0];
         assert!(
-            info.starts_with("info depth ")
-                && info.contains(" nodes 64 ")
-                && info.contains(" score cp "),
+            info.starts_with("info depth ") && info.contains(" nodes 64 ") && info.contains(" score cp "),
             "{info}"
         );
         assert!(info.contains(" wdl ") && info.contains(" pv "), "{info}");
@@ -739,34 +665,14 @@ mod tests {
         let out = session(&mut e, &buf, &["go nodes 32 wtime abc frobs"]);
         assert_eq!(out[0], "info string error: invalid value 'abc' for wtime");
         assert_eq!(out[1], "info string error: unknown go parameter 'frobs'");
-        assert!(
-            out[2].contains(" nodes 32 ") && out[3].starts_with("bestmove "),
-            "{out:?}"
-        );
+        assert!(out[2].contains(" nodes 32 ") && out[3].starts_with("bestmove "), "{out:?}");
 
         // Mate in one is found and announced.
-        let out = session(
-            &mut e,
-            &buf,
-            &[
-                "position fen 6k1/5ppp/8/8/8/8/8/R5K1[] w - - 0 1",
-                "go depth 3",
-            ],
-        );
-        assert!(
-            out[0].contains("score mate 1") && out[1] == "bestmove a1a8",
-            "{out:?}"
-        );
+        let out = session(&mut e, &buf, &["position fen 6k1/5ppp/8/8/8/8/8/R5K1[] w - - 0 1", "go depth 3"]);
+        assert!(out[0].contains("score mate 1") && out[1] == "bestmove a1a8", "{out:?}");
 
         // Checkmated: no move.
-        let out = session(
-            &mut e,
-            &buf,
-            &[
-                "position fen R5k1/5ppp/8/8/8/8/8/6K1[] b - - 0 1",
-                "go movetime 10",
-            ],
-        );
+        let out = session(&mut e, &buf, &["position fen R5k1/5ppp/8/8/8/8/8/6K1[] b - - 0 1", "go movetime 10"]);
         assert_eq!(out.last().unwrap(), "bestmove (none)");
     }
 
@@ -820,15 +726,8 @@ mod tests {
             e.handle("stop");
             e.handle("isready");
             let out = buf.take_lines();
-            assert_eq!(
-                out.last().map(String::as_str),
-                Some("readyok"),
-                "after {line:?}: {out:?}"
-            );
-            assert!(
-                out.iter().all(|l| l.len() < 400),
-                "echoed too much: {out:?}"
-            );
+            assert_eq!(out.last().map(String::as_str), Some("readyok"), "after {line:?}: {out:?}");
+            assert!(out.iter().all(|l| l.len() < 400), "echoed too much: {out:?}");
         }
         e.handle("position startpos");
         e.handle("go nodes 10");
@@ -846,25 +745,10 @@ mod tests {
         // Bounded searches run to completion one after the other, even when piped, and
         // the last one is not cut short by the end of input.
         assert_eq!(out.len(), 8, "{out:?}");
-        assert_eq!(
-            out[..2],
-            [
-                "readyok",
-                "info string error: unknown command '\u{fffd}\u{fffd}'"
-            ]
-        );
-        assert!(
-            out[2].contains(" nodes 20 ") && out[3].starts_with("bestmove"),
-            "{out:?}"
-        );
-        assert!(
-            out[4].contains(" nodes 10 ") && out[5].starts_with("bestmove"),
-            "{out:?}"
-        );
-        assert!(
-            out[6].contains(" nodes 5 ") && out[7].starts_with("bestmove"),
-            "{out:?}"
-        );
+        assert_eq!(out[..2], ["readyok", "info string error: unknown command '\u{fffd}\u{fffd}'"]);
+        assert!(out[2].contains(" nodes 20 ") && out[3].starts_with("bestmove"), "{out:?}");
+        assert!(out[4].contains(" nodes 10 ") && out[5].starts_with("bestmove"), "{out:?}");
+        assert!(out[6].contains(" nodes 5 ") && out[7].starts_with("bestmove"), "{out:?}");
         let (out, buf) = Output::captured();
         let mut e = UciEngine::new(out);
         run(std::io::Cursor::new(b"quit\nisready\n".as_slice()), &mut e).unwrap();
@@ -874,10 +758,7 @@ mod tests {
     #[test]
     fn time_management_never_spends_what_is_not_there() {
         let ms = Duration::from_millis;
-        assert_eq!(
-            time_budget(ms(30_000), ms(0), None, ms(100)),
-            ms(29_900) / 30
-        );
+        assert_eq!(time_budget(ms(30_000), ms(0), None, ms(100)), ms(29_900) / 30);
         assert_eq!(time_budget(ms(50), ms(0), None, ms(100)), ms(0));
         assert_eq!(time_budget(ms(1000), ms(5000), None, ms(100)), ms(360));
         assert_eq!(time_budget(ms(10_000), ms(0), Some(1), ms(100)), ms(7920));
@@ -885,13 +766,7 @@ mod tests {
         assert!(errs.is_empty());
         assert_eq!(go.limits(Color::Black, ms(10)).time, Some(ms(0)));
         assert_eq!(go.limits(Color::White, ms(10)).time, Some(ms(99)));
-        assert_eq!(
-            Go::parse("movetime 5".split_whitespace())
-                .0
-                .limits(Color::White, ms(100))
-                .time,
-            Some(ms(1))
-        );
+        assert_eq!(Go::parse("movetime 5".split_whitespace()).0.limits(Color::White, ms(100)).time, Some(ms(1)));
     }
 
     #[test]
@@ -909,20 +784,10 @@ mod tests {
             e.wait();
             let used = t.elapsed().as_millis() as u64;
             let side = game.position().turn().index();
-            assert!(
-                used < clock[side],
-                "flagged: used {used} of {}",
-                clock[side]
-            );
+            assert!(used < clock[side], "flagged: used {used} of {}", clock[side]);
             clock[side] -= used;
             let out = buf.take_lines();
-            let best = out
-                .last()
-                .unwrap()
-                .split_whitespace()
-                .nth(1)
-                .unwrap()
-                .to_string();
+            let best = out.last().unwrap().split_whitespace().nth(1).unwrap().to_string();
             game.play_uci(&best).unwrap();
             if game.outcome().is_some() {
                 break;

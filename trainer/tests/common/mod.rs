@@ -18,16 +18,8 @@ pub fn tiny_net() -> NetConfig {
         value_channels: 2,
         value_hidden: 16,
         value_pooling: false,
-        moves_left: Some(MovesLeftConfig {
-            channels: 2,
-            hidden: 8,
-        }),
-        material: Some(MaterialHeadConfig {
-            channels: 2,
-            hidden: 8,
-            horizon: 4,
-            value_mix: 0.0,
-        }),
+        moves_left: Some(MovesLeftConfig { channels: 2, hidden: 8 }),
+        material: Some(MaterialHeadConfig { channels: 2, hidden: 8, horizon: 4, value_mix: 0.0 }),
     }
 }
 
@@ -38,11 +30,7 @@ pub fn tiny_config(optimizer: OptimizerKind) -> TrainConfig {
         torch_threads: 1,
         batch_size: 16,
         optimizer,
-        learning_rate: if optimizer == OptimizerKind::Sgd {
-            0.02
-        } else {
-            3e-3
-        },
+        learning_rate: if optimizer == OptimizerKind::Sgd { 0.02 } else { 3e-3 },
         warmup_steps: 5,
         window_min: 100,
         window_max: 100_000,
@@ -70,19 +58,14 @@ pub fn run_dir(shards: usize, seed: u64) -> tempfile::TempDir {
 pub fn collect_warnings() -> (trainer::WarningSink, Arc<Mutex<Vec<String>>>) {
     let store = Arc::new(Mutex::new(Vec::new()));
     let s = Arc::clone(&store);
-    (
-        Box::new(move |w: &str| s.lock().unwrap().push(w.to_string())),
-        store,
-    )
+    (Box::new(move |w: &str| s.lock().unwrap().push(w.to_string())), store)
 }
 
 /// Largest absolute difference between the variables of two networks.
 pub fn max_diff(a: &models::Net, b: &models::Net) -> f64 {
     let (va, vb) = (a.var_store().variables(), b.var_store().variables());
     assert_eq!(va.len(), vb.len());
-    va.iter()
-        .map(|(k, t)| (t - &vb[k]).abs().max().double_value(&[]))
-        .fold(0.0, f64::max)
+    va.iter().map(|(k, t)| (t - &vb[k]).abs().max().double_value(&[])).fold(0.0, f64::max)
 }
 
 pub fn exists(p: &Path) -> bool {
