@@ -52,7 +52,7 @@ cp -a '{mnt}/run' '{d}/after-resume'
     // The full disk stops the run with an error that names the path and the cause.
     let err = read("full.err");
     assert_ne!(read("full.rc").trim(), "0", "the run went on with a full disk:\n{err}");
-    let last = err.lines().filter(|l| !l.trim().is_empty()).last().unwrap_or("");
+    let last = err.lines().rfind(|l| !l.trim().is_empty()).unwrap_or("");
     assert!(err.contains("No space left on device"), "{err}");
     assert!(err.contains(&format!("{}/run/", mnt.display())), "the error names no path:\n{err}");
     assert!(!err.contains("panicked"), "{err}");

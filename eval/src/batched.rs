@@ -92,7 +92,8 @@ pub fn run_batched_match(
 
 /// A player of one game in flight.
 enum SlotPlayer {
-    Search(Searcher),
+    /// Boxed: a searcher is large and most slots of a gate game hold one.
+    Search(Box<Searcher>),
     Direct(Box<dyn Player>),
 }
 
@@ -145,7 +146,7 @@ impl Worker<'_> {
             let seed = self.seed ^ (salt | p as u64);
             Ok(match self.players[p] {
                 Side::Search(b) => {
-                    SlotPlayer::Search(Searcher::new(b.evaluator.clone(), b.search.clone(), b.reuse, seed))
+                    SlotPlayer::Search(Box::new(Searcher::new(b.evaluator.clone(), b.search.clone(), b.reuse, seed)))
                 }
                 Side::Direct(f) => {
                     let mut player =

@@ -236,7 +236,7 @@ mod tests {
         let a = Position::from_fen("4k3/8/8/8/8/8/8/R3K3[] w - - 0 1").unwrap();
         let b = Position::from_fen("4k3/8/8/8/8/8/8/R3K3[] w - - 37 1").unwrap();
         assert_eq!(a.key(), b.key(), "the position key leaves the halfmove clock out");
-        assert_ne!(input_key(&[a.clone()], 2), input_key(&[b], 2));
+        assert_ne!(input_key(std::slice::from_ref(&a), 2), input_key(&[b], 2));
         // The same position with the same clock, reached twice in one game and once in the
         // other: only the repetition flag tells them apart.
         let twice = game("4k3/8/8/8/8/8/8/R3K3[] w - - 0 1", &["a1a2", "e8d8", "a2a1", "d8e8"]);

@@ -452,7 +452,11 @@ impl Tree {
         let mut best: Option<(usize, f32)> = None;
         for &k in &st.remaining {
             let score = st.scores[k] + sigma[k];
-            if best.map_or(true, |(_, b)| score > b) {
+            // (is_none_or would need Rust 1.82; the workspace supports 1.80.)
+            if match best {
+                None => true,
+                Some((_, b)) => score > b,
+            } {
                 best = Some((k, score));
             }
         }

@@ -107,8 +107,7 @@ fn a_damaged_checkpoint_falls_back_to_the_previous_one() {
             damage(&trainer.join(format!("step-{step:09}/net.safetensors")), "truncate");
         }
         let e = Trainer::open_with(dir.path(), &cfg, &tiny_net(), Box::new(|_| {}))
-            .err()
-            .expect("no usable checkpoint is an error");
+            .expect_err("no usable checkpoint is an error");
         assert!(e.to_string().contains("step-000000030"), "{e}");
     }
 }
