@@ -1,6 +1,6 @@
 //! The `[gate]` table of a run configuration.
 
-use crate::match_runner::Adjudication;
+use crate::matches::Adjudication;
 use crate::stats::SprtConfig;
 use models::{DeviceChoice, Precision};
 use search::SearchConfig;

@@ -1,6 +1,6 @@
 //! Network gating: a candidate network plays the run's best network, and replaces it only
 //! if it passes the configured test. The games are played with batched evaluation
-//! ([`crate::batched`]), many at once.
+//! ([`crate::matches::batched`]), many at once.
 //!
 //! Layout in the run directory:
 //! * `best.safetensors`: the network self-play uses. Replaced atomically (copy to a
@@ -10,10 +10,10 @@
 //!   single write per line and synced, so the log stays line-complete across crashes.
 //! * `gate/<unix time>-<candidate>.pgn`: the games, if `save_pgn`.
 
-use crate::batched::{run_batched_match, BatchedPlayer, Side};
 use crate::config::{GateConfig, GateMode};
-use crate::match_runner::{MatchConfig, MatchEnd, MatchError, Progress};
-use crate::openings::{load_epd, OpeningBook, OpeningError};
+use crate::matches::batched::{run_batched_match, BatchedPlayer, Side};
+use crate::matches::openings::{load_epd, OpeningBook, OpeningError};
+use crate::matches::{MatchConfig, MatchEnd, MatchError, Progress};
 use crate::stats::{EloEstimate, Pentanomial, SprtDecision, SprtStatus, Wdl};
 use models::load_evaluator;
 use schess::Variant;
@@ -417,7 +417,7 @@ mod tests {
             random_plies: 2,
             score_threshold: 0.0,
             device: models::DeviceChoice::Cpu,
-            adjudication: crate::match_runner::Adjudication { max_plies: 16, ..Default::default() },
+            adjudication: crate::matches::Adjudication { max_plies: 16, ..Default::default() },
             ..GateConfig::default()
         };
         let stop = AtomicBool::new(false);

@@ -10,12 +10,12 @@
 //! ladder that is run again (after more training, or after an interruption) plays only
 //! what it has not measured yet.
 
-use crate::batched::{run_batched_match, BatchedPlayer, Side};
 use crate::clock::RunClock;
 use crate::gate::{read_log, BEST_FILE};
-use crate::match_runner::{Adjudication, MatchConfig, MatchReport};
-use crate::openings::OpeningBook;
-use crate::player::{MctsSpec, PlayerFactory, PlayerSpec};
+use crate::matches::batched::{run_batched_match, BatchedPlayer, Side};
+use crate::matches::openings::OpeningBook;
+use crate::matches::{Adjudication, MatchConfig, MatchReport};
+use crate::players::{MctsSpec, PlayerFactory, PlayerSpec};
 use crate::stats::{EloEstimate, Pentanomial, Wdl};
 use schess::Variant;
 use search::{RootMode, SearchConfig};

@@ -1,11 +1,12 @@
 //! Evaluation for szero: how strong is a network, and is it stronger than the last one?
 //!
-//! - [`player`]: the [`player::Player`] trait and the player specs matches are built from;
-//!   [`baseline`] (random, greedy), [`mcts_player`] ([`search::Searcher`] with a network or
-//!   a rules-only evaluator) and [`engine_process`] (external UCI engines such as
-//!   Fairy-Stockfish).
-//! - [`match_runner`]: game pairs from [`openings`] on worker threads, adjudication, PGN,
-//!   and [`stats`] (Elo, pentanomial, GSPRT); [`batched`] plays network against network
+//! - [`players`]: the [`players::Player`] trait, the player specs matches are built from and
+//!   the factory that makes them; the baselines (random, greedy), the MCTS player
+//!   ([`search::Searcher`] with a network or a rules-only evaluator) and external UCI engines
+//!   such as Fairy-Stockfish.
+//! - [`matches`]: game pairs from [`matches::openings`] on worker threads,
+//!   [`matches::adjudication`], records and PGN ([`matches::record`]), and [`stats`] (Elo,
+//!   pentanomial, GSPRT); [`matches::batched`] plays network against network
 //!   with many games in flight and one network call per batch of leaves.
 //! - [`gate`]: the candidate-versus-best test that decides which network self-play uses,
 //!   configured by [`config::GateConfig`].
@@ -13,22 +14,17 @@
 //!   [`clock`] (minutes of running across resumes).
 //! - [`uci`]: szero as a UCI engine.
 
-pub mod baseline;
-pub mod batched;
 pub mod clock;
 pub mod config;
-pub mod engine_process;
 pub mod gate;
 pub mod ladder;
-pub mod match_runner;
-pub mod mcts_player;
-pub mod openings;
-pub mod player;
+pub mod matches;
+pub mod players;
 pub mod stats;
 pub mod uci;
 
 pub use config::{GateConfig, GateMode};
 pub use gate::{run_gate, GateDecision, GateError};
-pub use match_runner::{run_match, Adjudication, MatchConfig, MatchReport};
-pub use player::{Player, PlayerError, PlayerFactory, PlayerSpec};
+pub use matches::{run_match, Adjudication, MatchConfig, MatchReport};
+pub use players::{Player, PlayerError, PlayerFactory, PlayerSpec};
 pub use stats::{EloEstimate, Pentanomial, SprtConfig, Wdl};

@@ -2,10 +2,10 @@
 //! pass our rules and every game must end with the rules' result), and scripted
 //! misbehaving engines (illegal, malformed, crashing, hanging) that must lose by forfeit.
 
-use eval::engine_process::{find_program, UciEnginePlayer};
-use eval::match_runner::{run_match, verify_record, Adjudication, MatchConfig, Termination};
-use eval::openings::OpeningBook;
-use eval::player::{EngineLimit, EngineSpec, Player, PlayerError, PlayerFactory, PlayerSpec};
+use eval::matches::openings::OpeningBook;
+use eval::matches::{run_match, verify_record, Adjudication, MatchConfig, Termination};
+use eval::players::engine::{find_program, UciEnginePlayer};
+use eval::players::{EngineLimit, EngineSpec, Player, PlayerError, PlayerFactory, PlayerSpec};
 use schess::{Game, Position, Variant};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;

@@ -87,7 +87,7 @@ pub fn run(args: GateArgs) -> Result<ExitCode> {
     bar.set_style(
         ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} games {msg}").expect("valid template"),
     );
-    let mut progress = |p: &eval::match_runner::Progress| {
+    let mut progress = |p: &eval::matches::Progress| {
         bar.set_position(p.pairs_done as u64 * 2);
         let llr = p.sprt.map(|s| format!(" LLR {:.2}", s.llr)).unwrap_or_default();
         bar.set_message(format!(

@@ -3,10 +3,10 @@
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use eval::batched::{run_batched_match, BatchedPlayer, Side};
-use eval::match_runner::{run_match, Adjudication, MatchConfig};
-use eval::openings::{load_epd, OpeningBook};
-use eval::player::{PlayerFactory, PlayerSpec};
+use eval::matches::batched::{run_batched_match, BatchedPlayer, Side};
+use eval::matches::openings::{load_epd, OpeningBook};
+use eval::matches::{run_match, Adjudication, MatchConfig};
+use eval::players::{PlayerFactory, PlayerSpec};
 use eval::stats::SprtConfig;
 use indicatif::{ProgressBar, ProgressStyle};
 use schess::Variant;
@@ -137,7 +137,7 @@ pub fn run(args: MatchArgs) -> Result<ExitCode> {
     // are evaluated together, and the other side (if not a search) is asked directly.
     let (a, b) = (BatchedPlayer::from_factory(&first), BatchedPlayer::from_factory(&second));
     let batched = args.games_in_flight > 0 && (a.is_some() || b.is_some());
-    let mut on_pair = |p: &eval::match_runner::Progress| {
+    let mut on_pair = |p: &eval::matches::Progress| {
         bar.set_position(p.pairs_done as u64 * 2);
         let mut msg =
             format!("+{} ={} -{} Elo {:+.0} ± {:.0}", p.wdl.wins, p.wdl.draws, p.wdl.losses, p.elo.elo, p.elo.elo95());

@@ -1,7 +1,7 @@
 //! Built-in baseline players: fixed reference points on the Elo ladder that need no
 //! network and no external program, so the very first generations can be measured.
 
-use crate::player::{Player, PlayerError};
+use super::{Player, PlayerError};
 use rand::rngs::SmallRng;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;

@@ -1,6 +1,6 @@
 //! The MCTS match player: [`search::Searcher`] at a fixed number of playouts a move.
 
-use crate::player::{Player, PlayerError};
+use super::{Player, PlayerError};
 use schess::{Game, Move};
 use search::{Evaluator, Limits, SearchConfig, SearchControl, Searcher};
 use std::sync::Arc;

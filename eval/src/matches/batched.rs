@@ -8,16 +8,15 @@
 //! does a network against a baseline (`greedy`, `random`, an engine): that side is asked
 //! for its move directly ([`Side::Direct`]) while the searches of the other games go on.
 //!
-//! Results are those of [`crate::mcts_player::MctsPlayer`] with the same settings: the same
+//! Results are those of [`crate::players::mcts::MctsPlayer`] with the same settings: the same
 //! search per move (playout count, mate-in-one shortcut, tree reuse); only the order in
 //! which positions are evaluated differs.
 
-use crate::match_runner::{
-    drive, natural_end, play_move, record_game, start_game, GameEnd, MatchConfig, MatchError, MatchReport, PairSender,
-    Progress, ResignTracker, Shared,
-};
-use crate::openings::{Opening, OpeningBook};
-use crate::player::{Player, PlayerError, PlayerFactory, PlayerSpec};
+use super::adjudication::{natural_end, GameEnd, ResignTracker};
+use super::openings::{Opening, OpeningBook};
+use super::record::record_game;
+use super::{drive, play_move, start_game, MatchConfig, MatchError, MatchReport, PairSender, Progress, Shared};
+use crate::players::{Player, PlayerError, PlayerFactory, PlayerSpec};
 use schess::{Color, Game, Position};
 use search::evaluator::Evaluator;
 use search::Leaf;
@@ -183,7 +182,7 @@ impl Worker<'_> {
     fn run(&self, tx: &PairSender) -> Result<(), MatchError> {
         let adj = &self.shared.cfg.adjudication;
         let mut slots: Vec<Slot> = Vec::new();
-        let mut finished: HashMap<usize, [Option<crate::match_runner::GameRecord>; 2]> = HashMap::new();
+        let mut finished: HashMap<usize, [Option<crate::matches::GameRecord>; 2]> = HashMap::new();
         let mut more_pairs = true;
         loop {
             if self.shared.halted() {
@@ -268,7 +267,7 @@ impl Worker<'_> {
                 let round = format!("{}.{}", slot.pair + 1, slot.index + 1);
                 let end = slot.end.expect("finished");
                 let rec = record_game(
-                    self.shared.cfg,
+                    &self.shared.cfg.event,
                     &slot.game,
                     end,
                     [white, black],
@@ -296,7 +295,7 @@ fn internal(player: &str, msg: String) -> MatchError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::match_runner::{verify_record, Adjudication};
+    use crate::matches::{verify_record, Adjudication};
     use schess::Variant;
     use search::evaluator::UniformEvaluator;
 
@@ -374,8 +373,8 @@ mod tests {
     #[test]
     fn same_moves_as_the_one_at_a_time_player() {
         // Deterministic search: batching must not change a single move.
-        use crate::mcts_player::MctsPlayer;
-        use crate::player::Player;
+        use crate::players::mcts::MctsPlayer;
+        use crate::players::Player;
         let book = OpeningBook::Random { variant: Variant::Seirawan, plies: 2, seed: 9 };
         let cfg = MatchConfig {
             games: 2,

@@ -2,10 +2,20 @@
 //! colours), several pairs at once on worker threads, adjudication, PGN output, and
 //! statistics with an optional SPRT that ends the match as soon as it decides.
 
-use crate::openings::{Opening, OpeningBook};
-use crate::player::{Player, PlayerError, PlayerFactory};
+pub mod adjudication;
+pub mod batched;
+pub mod openings;
+pub mod record;
+
+pub use adjudication::{Adjudication, Termination};
+pub use record::{verify_record, GameRecord};
+
+use crate::players::{Player, PlayerError, PlayerFactory};
 use crate::stats::{elo_estimate, EloEstimate, Pentanomial, SprtConfig, SprtDecision, SprtStatus, Wdl};
-use schess::{Color, Game, GameResult, Move, Outcome, Position};
+use adjudication::{forfeit, natural_end, GameEnd, ResignTracker};
+use openings::{Opening, OpeningBook};
+use record::record_game;
+use schess::{Color, Game};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -14,26 +24,6 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
-
-/// When a game is decided other than by the rules.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct Adjudication {
-    /// Draw after this many plies played from the opening (0 = never). S-Chess games
-    /// between weak players can wander for hundreds of moves; the 50-move rule ends most.
-    pub max_plies: u32,
-    /// Resign when both players' own scores agree that one side wins with an expected
-    /// score of at least this (in [-1, 1]; 0 disables resignation)...
-    pub resign_score: f32,
-    /// ...for this many consecutive moves of each player.
-    pub resign_moves: u32,
-}
-
-impl Default for Adjudication {
-    fn default() -> Self {
-        Adjudication { max_plies: 400, resign_score: 0.0, resign_moves: 4 }
-    }
-}
 
 /// How a match is played.
 #[derive(Debug, Clone)]
@@ -67,69 +57,6 @@ impl Default for MatchConfig {
             event: "szero match".into(),
             seed: 1,
             torch_threads: 0,
-        }
-    }
-}
-
-/// How a game ended, in PGN's `Termination` vocabulary.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Termination {
-    /// By the rules (checkmate or a draw rule).
-    Normal,
-    /// Decided by the match (length limit, resignation).
-    Adjudication,
-    /// A player sent an illegal or malformed move, or broke the protocol.
-    RulesInfraction,
-    /// A player crashed or did not answer in time.
-    Forfeit,
-}
-
-impl Termination {
-    pub fn pgn_tag(self) -> &'static str {
-        match self {
-            Termination::Normal => "normal",
-            Termination::Adjudication => "adjudication",
-            Termination::RulesInfraction => "rules infraction",
-            Termination::Forfeit => "time forfeit",
-        }
-    }
-}
-
-/// One finished game.
-#[derive(Debug, Clone, PartialEq)]
-pub struct GameRecord {
-    /// `pair.game`, both from 1.
-    pub round: String,
-    pub white: String,
-    pub black: String,
-    /// Whether the match's first player had White.
-    pub first_is_white: bool,
-    /// The winner, `None` for a draw.
-    pub winner: Option<Color>,
-    pub termination: Termination,
-    /// Why it ended, in words (also the PGN's final comment).
-    pub reason: String,
-    pub start: Position,
-    /// All moves from `start`, the opening's included.
-    pub moves: Vec<Move>,
-    /// How many of `moves` were the opening's.
-    pub opening_plies: usize,
-    pub pgn: String,
-}
-
-impl GameRecord {
-    pub fn result(&self) -> GameResult {
-        GameResult::from_winner(self.winner)
-    }
-
-    /// The first player's half-points: 0, 1 or 2.
-    pub fn first_half_points(&self) -> u8 {
-        let first = if self.first_is_white { Color::White } else { Color::Black };
-        match self.winner {
-            None => 1,
-            Some(c) if c == first => 2,
-            Some(_) => 0,
         }
     }
 }
@@ -436,93 +363,6 @@ pub(crate) fn drive(
     Ok(report)
 }
 
-/// How a game ended.
-#[derive(Debug, Clone)]
-pub(crate) struct GameEnd {
-    pub winner: Option<Color>,
-    pub termination: Termination,
-    pub reason: String,
-}
-
-/// The end of `game` by the rules or by the length limit, if it has come.
-pub(crate) fn natural_end(game: &Game, opening_plies: usize, adj: &Adjudication) -> Option<GameEnd> {
-    if let Some(outcome) = game.outcome() {
-        return Some(GameEnd { winner: outcome.winner(), termination: Termination::Normal, reason: describe(outcome) });
-    }
-    (adj.max_plies > 0 && game.ply() - opening_plies >= adj.max_plies as usize).then(|| GameEnd {
-        winner: None,
-        termination: Termination::Adjudication,
-        reason: format!("draw by adjudication after {} plies", adj.max_plies),
-    })
-}
-
-/// Resignation: consecutive plies on which the movers' own scores agreed on a winner.
-#[derive(Debug, Default)]
-pub(crate) struct ResignTracker {
-    /// Positive: White winning, negative: Black.
-    streak: i64,
-}
-
-impl ResignTracker {
-    /// After `mover` moved with its own score `score`: the adjudicated end, if any.
-    pub fn update(&mut self, adj: &Adjudication, mover: Color, score: Option<f32>) -> Option<GameEnd> {
-        if adj.resign_score <= 0.0 {
-            return None;
-        }
-        let white_view = score.map(|s| if mover == Color::White { s } else { -s });
-        self.streak = match white_view {
-            Some(w) if w >= adj.resign_score => self.streak.max(0) + 1,
-            Some(w) if w <= -adj.resign_score => self.streak.min(0) - 1,
-            _ => 0,
-        };
-        (self.streak.unsigned_abs() >= 2 * u64::from(adj.resign_moves.max(1))).then(|| {
-            let winner = if self.streak > 0 { Color::White } else { Color::Black };
-            GameEnd {
-                winner: Some(winner),
-                termination: Termination::Adjudication,
-                reason: format!("{} resigns (both sides agree)", winner.flip()),
-            }
-        })
-    }
-}
-
-/// The record (with PGN) of a finished game.
-pub(crate) fn record_game(
-    cfg: &MatchConfig,
-    game: &Game,
-    end: GameEnd,
-    names: [&str; 2],
-    first_is_white: bool,
-    opening_plies: usize,
-    round: String,
-) -> GameRecord {
-    let result = GameResult::from_winner(end.winner);
-    let tags = [
-        ("Event", cfg.event.clone()),
-        ("Site", "szero".to_string()),
-        ("Date", today()),
-        ("Round", round.clone()),
-        ("White", names[0].to_string()),
-        ("Black", names[1].to_string()),
-        ("Termination", end.termination.pgn_tag().to_string()),
-        ("PlyCount", game.ply().to_string()),
-    ];
-    let pgn = schess::pgn::write_game(game, &tags, Some(result), Some(&end.reason));
-    GameRecord {
-        round,
-        white: names[0].to_string(),
-        black: names[1].to_string(),
-        first_is_white,
-        winner: end.winner,
-        termination: end.termination,
-        reason: end.reason,
-        start: game.start().clone(),
-        moves: game.moves().to_vec(),
-        opening_plies,
-        pgn,
-    }
-}
-
 /// Plays one game between two [`Player`]s; `None` if the match was halted meanwhile.
 fn play_game(
     shared: &Shared,
@@ -556,7 +396,7 @@ fn play_game(
     }
     let end = end.expect("loop ends with a result");
     let names = [white.name(), black.name()];
-    Ok(Some(record_game(shared.cfg, &game, end, names, first_is_white, opening.moves.len(), round)))
+    Ok(Some(record_game(&shared.cfg.event, &game, end, names, first_is_white, opening.moves.len(), round)))
 }
 
 /// Asks `player` (to move in `game`) for its move and plays it: the game's adjudicated or
@@ -596,77 +436,15 @@ pub(crate) fn start_game(
     }
 }
 
-/// `loser` forfeits the game for `e`.
-fn forfeit(loser: Color, name: &str, e: &PlayerError) -> GameEnd {
-    GameEnd { winner: Some(loser.flip()), termination: termination_of(e), reason: format!("{name} forfeits: {e}") }
-}
-
-fn termination_of(e: &PlayerError) -> Termination {
-    match e {
-        PlayerError::IllegalMove { .. } | PlayerError::Protocol(_) => Termination::RulesInfraction,
-        _ => Termination::Forfeit,
-    }
-}
-
-fn describe(outcome: Outcome) -> String {
-    match outcome {
-        Outcome::Checkmate { winner } => format!("{winner} mates"),
-        Outcome::Draw(reason) => format!("draw: {reason:?}"),
-    }
-}
-
-/// Today's date (UTC) as PGN writes it, `YYYY.MM.DD`.
-fn today() -> String {
-    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let (y, m, d) = civil_from_days((secs / 86_400) as i64);
-    format!("{y:04}.{m:02}.{d:02}")
-}
-
-/// Gregorian date of a day count since 1970-01-01 (H. Hinnant's algorithm).
-fn civil_from_days(z: i64) -> (i64, u32, u32) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
-}
-
-/// Replays a record under our rules: every move legal, and (for games ended by the rules)
-/// the recorded result is the rules' result. For tests and audits.
-pub fn verify_record(rec: &GameRecord) -> Result<(), String> {
-    let mut g = Game::new(rec.start.clone());
-    for (i, &m) in rec.moves.iter().enumerate() {
-        g.play(m).map_err(|e| format!("{}: ply {}: {e}", rec.round, i + 1))?;
-    }
-    let outcome = g.outcome();
-    match rec.termination {
-        Termination::Normal => match outcome {
-            Some(o) if o.winner() == rec.winner => Ok(()),
-            other => Err(format!("{}: recorded {} but the rules say {other:?}", rec.round, rec.result())),
-        },
-        _ if outcome.is_some() => Err(format!("{}: adjudicated although the game was over: {outcome:?}", rec.round)),
-        _ => Ok(()),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::player::PlayerSpec;
+    use crate::players::PlayerSpec;
+    use schess::Position;
     use schess::Variant;
 
     fn factory(s: &str) -> PlayerFactory {
         PlayerFactory::new(s.parse::<PlayerSpec>().unwrap()).unwrap()
-    }
-
-    #[test]
-    fn dates() {
-        assert_eq!(civil_from_days(0), (1970, 1, 1));
-        assert_eq!(civil_from_days(19_782), (2024, 2, 29));
     }
 
     #[test]

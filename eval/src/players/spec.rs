@@ -1,102 +1,12 @@
-//! Players for matches: the [`Player`] trait, what can go wrong when asking one for a move
-//! ([`PlayerError`]), and [`PlayerSpec`], a small serde/string description from which a
-//! [`PlayerFactory`] makes one player per worker thread.
-//!
-//! Spec strings are `kind[:key=value,key=value,...]` (values must not contain commas):
-//!
-//! | spec | player |
-//! |---|---|
-//! | `random` | uniformly random legal moves |
-//! | `greedy` | one-ply material greed, mate-aware ([`crate::baseline::GreedyPlayer`]) |
-//! | `mcts:nodes=200` | MCTS with the uniform evaluator (rules only) |
-//! | `mcts-material:nodes=200` | MCTS with uniform priors and a live-material leaf value |
-//! | `mcts:model=net.safetensors,nodes=800` | MCTS with a network (`net:` is an alias) |
-//! | `uci:cmd=fairy-stockfish,depth=1` | an external UCI engine (`engine:` is an alias) |
-//!
-//! MCTS keys: `model`, `nodes` (alias `sims`), `reuse` (tree reuse, default true), `device`,
-//! `precision`, `cache` (evaluation cache entries), `mix` (share of a material head in the
-//! value, 0..1), `cpuct`, `fpu`, `root` (`puct` or `gumbel`), `name`. UCI keys: `cmd`, `arg` (repeatable), `depth`, `nodes`, `movetime`
-//! (ms), `timeout` (ms allowed beyond `movetime`, or per move for depth/node limits,
-//! default 10000), `option.NAME=VALUE` (repeatable; `UCI_Variant` is set from the game
-//! unless given),
-//! `init` (ms for start-up and `isready`, default 30000), `name`. Baselines take `name`
-//! and nothing else.
+//! Player specs: `kind[:key=value,...]` strings (and their serde form) describing a
+//! player, parsed and printed back (see the table in [`crate::players`]).
 
-use crate::baseline::{GreedyPlayer, RandomPlayer};
-use crate::engine_process::{EngineError, UciEnginePlayer};
-use crate::mcts_player::MctsPlayer;
-use models::load_evaluator;
 use models::{DeviceChoice, Precision};
-use schess::{Game, Move, Variant};
-use search::evaluator::{Evaluator, MaterialEvaluator, UniformEvaluator};
 use search::SearchConfig;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
-use std::sync::Arc;
-use std::time::Duration;
-
-/// Something that picks moves in a game.
-///
-/// Implementations are driven by one thread at a time (a match worker) and must be `Send`
-/// so that each worker can own its players.
-pub trait Player: Send {
-    /// Name for PGN tags and reports.
-    fn name(&self) -> &str;
-
-    /// Called before every game (clears search trees, sends `ucinewgame`, restarts a crashed
-    /// engine).
-    fn new_game(&mut self, _variant: Variant) -> Result<(), PlayerError> {
-        Ok(())
-    }
-
-    /// The move to play in the game's current position, which is not over.
-    fn choose(&mut self, game: &Game) -> Result<Move, PlayerError>;
-
-    /// The player's own assessment after its last move, as an expected score in [-1, 1]
-    /// from its point of view, if it has one (used for resign adjudication).
-    fn last_score(&self) -> Option<f32> {
-        None
-    }
-}
-
-/// Why a player produced no (legal) move.
-///
-/// All variants but [`PlayerError::Internal`] are the player's fault and lose it the game
-/// (the reason goes into the PGN); `Internal` is ours (e.g. a network failing to run) and
-/// stops the match instead, since a forfeit would then measure nothing.
-#[derive(Debug, thiserror::Error)]
-pub enum PlayerError {
-    #[error("illegal move {mv}: {reason}")]
-    IllegalMove { mv: String, reason: String },
-    #[error("protocol violation: {0}")]
-    Protocol(String),
-    #[error("engine crashed: {0}")]
-    Crashed(String),
-    #[error("no `{waiting_for}` within {after:?}")]
-    Timeout { waiting_for: String, after: Duration },
-    #[error("{0:#}")]
-    Internal(anyhow::Error),
-}
-
-impl PlayerError {
-    /// True when the error loses the game for the player (rather than stopping the match).
-    pub fn is_forfeit(&self) -> bool {
-        !matches!(self, PlayerError::Internal(_))
-    }
-}
-
-impl From<EngineError> for PlayerError {
-    fn from(e: EngineError) -> Self {
-        match e {
-            EngineError::Timeout { waiting_for, after } => {
-                PlayerError::Timeout { waiting_for: waiting_for.into(), after }
-            }
-            other => PlayerError::Crashed(other.to_string()),
-        }
-    }
-}
 
 /// MCTS player settings.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -407,65 +317,6 @@ impl PlayerSpec {
                 }
             }),
         }
-    }
-}
-
-/// Makes players from a spec, loading shared resources (a network) once.
-pub struct PlayerFactory {
-    spec: PlayerSpec,
-    name: String,
-    evaluator: Option<Arc<dyn Evaluator>>,
-}
-
-impl PlayerFactory {
-    /// Loads what the spec needs (a network file is read and checked here, so a bad path
-    /// fails before any game starts).
-    pub fn new(spec: PlayerSpec) -> anyhow::Result<PlayerFactory> {
-        let evaluator: Option<Arc<dyn Evaluator>> = match &spec {
-            PlayerSpec::Mcts(m) => Some(match &m.model {
-                Some(path) => load_evaluator(path, m.device, m.precision, m.cache, m.material_mix)?,
-                None => match m.builtin {
-                    BuiltinEvaluator::Uniform => Arc::new(UniformEvaluator),
-                    BuiltinEvaluator::Material => Arc::new(MaterialEvaluator),
-                },
-            }),
-            _ => None,
-        };
-        Ok(PlayerFactory { name: spec.display_name(), spec, evaluator })
-    }
-
-    /// Gives the factory another name (e.g. to tell two equal specs apart in a report).
-    pub fn with_name(mut self, name: impl Into<String>) -> Self {
-        self.name = name.into();
-        self
-    }
-
-    pub fn spec(&self) -> &PlayerSpec {
-        &self.spec
-    }
-
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
-    /// The loaded evaluator of an MCTS spec (shared by all its players).
-    pub fn evaluator(&self) -> Option<&Arc<dyn Evaluator>> {
-        self.evaluator.as_ref()
-    }
-
-    /// A new player. `seed` varies the random choices of baselines; external engines are
-    /// started (and their handshake checked) here.
-    pub fn make(&self, seed: u64) -> Result<Box<dyn Player>, PlayerError> {
-        let name = self.name.clone();
-        Ok(match &self.spec {
-            PlayerSpec::Random { .. } => Box::new(RandomPlayer::new(name, seed)),
-            PlayerSpec::Greedy { .. } => Box::new(GreedyPlayer::new(name, seed)),
-            PlayerSpec::Mcts(m) => {
-                let ev = self.evaluator.clone().expect("evaluator loaded for MCTS");
-                Box::new(MctsPlayer::new(name, ev, m.search.clone(), m.nodes, m.reuse, seed))
-            }
-            PlayerSpec::Uci(e) => Box::new(UciEnginePlayer::start(name, e.clone())?),
-        })
     }
 }
 

@@ -7,7 +7,8 @@
 //! a crash or time-out loses it too, and the process is killed and started afresh before
 //! the next game.
 
-use crate::player::{EngineLimit, EngineSpec, Player, PlayerError};
+use super::spec::{EngineLimit, EngineSpec};
+use super::{Player, PlayerError};
 use crate::uci::info::cp_to_q;
 use schess::{Game, Move, Variant};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -308,6 +309,18 @@ impl Player for UciEnginePlayer {
 
     fn last_score(&self) -> Option<f32> {
         self.last_score
+    }
+}
+
+/// An engine failure is the engine's fault: it forfeits the game.
+impl From<EngineError> for PlayerError {
+    fn from(e: EngineError) -> Self {
+        match e {
+            EngineError::Timeout { waiting_for, after } => {
+                PlayerError::Timeout { waiting_for: waiting_for.into(), after }
+            }
+            other => PlayerError::Crashed(other.to_string()),
+        }
     }
 }
 

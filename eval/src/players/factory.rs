@@ -1,0 +1,69 @@
+//! Makes players from specs: the one module that names every implementation.
+
+use super::baseline::{GreedyPlayer, RandomPlayer};
+use super::engine::UciEnginePlayer;
+use super::mcts::MctsPlayer;
+use super::spec::{BuiltinEvaluator, PlayerSpec};
+use super::{Player, PlayerError};
+use models::load_evaluator;
+use search::evaluator::{Evaluator, MaterialEvaluator, UniformEvaluator};
+use std::sync::Arc;
+
+/// Makes players from a spec, loading shared resources (a network) once.
+pub struct PlayerFactory {
+    spec: PlayerSpec,
+    name: String,
+    evaluator: Option<Arc<dyn Evaluator>>,
+}
+
+impl PlayerFactory {
+    /// Loads what the spec needs (a network file is read and checked here, so a bad path
+    /// fails before any game starts).
+    pub fn new(spec: PlayerSpec) -> anyhow::Result<PlayerFactory> {
+        let evaluator: Option<Arc<dyn Evaluator>> = match &spec {
+            PlayerSpec::Mcts(m) => Some(match &m.model {
+                Some(path) => load_evaluator(path, m.device, m.precision, m.cache, m.material_mix)?,
+                None => match m.builtin {
+                    BuiltinEvaluator::Uniform => Arc::new(UniformEvaluator),
+                    BuiltinEvaluator::Material => Arc::new(MaterialEvaluator),
+                },
+            }),
+            _ => None,
+        };
+        Ok(PlayerFactory { name: spec.display_name(), spec, evaluator })
+    }
+
+    /// Gives the factory another name (e.g. to tell two equal specs apart in a report).
+    pub fn with_name(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    pub fn spec(&self) -> &PlayerSpec {
+        &self.spec
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The loaded evaluator of an MCTS spec (shared by all its players).
+    pub fn evaluator(&self) -> Option<&Arc<dyn Evaluator>> {
+        self.evaluator.as_ref()
+    }
+
+    /// A new player. `seed` varies the random choices of baselines; external engines are
+    /// started (and their handshake checked) here.
+    pub fn make(&self, seed: u64) -> Result<Box<dyn Player>, PlayerError> {
+        let name = self.name.clone();
+        Ok(match &self.spec {
+            PlayerSpec::Random { .. } => Box::new(RandomPlayer::new(name, seed)),
+            PlayerSpec::Greedy { .. } => Box::new(GreedyPlayer::new(name, seed)),
+            PlayerSpec::Mcts(m) => {
+                let ev = self.evaluator.clone().expect("evaluator loaded for MCTS");
+                Box::new(MctsPlayer::new(name, ev, m.search.clone(), m.nodes, m.reuse, seed))
+            }
+            PlayerSpec::Uci(e) => Box::new(UciEnginePlayer::start(name, e.clone())?),
+        })
+    }
+}

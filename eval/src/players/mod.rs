@@ -1,0 +1,88 @@
+//! Players for matches: the [`Player`] trait and what can go wrong when asking one for a
+//! move ([`PlayerError`]) here; [`spec::PlayerSpec`], a small serde/string description from
+//! which a [`factory::PlayerFactory`] (the one module that names the implementations) makes
+//! one player per worker thread; the implementations: [`baseline`] (random, greedy),
+//! [`mcts`] ([`search::Searcher`] with a network or a rules-only evaluator) and [`engine`]
+//! (external UCI engines such as Fairy-Stockfish). Implementations import only this module.
+//!
+//! Spec strings are `kind[:key=value,key=value,...]` (values must not contain commas):
+//!
+//! | spec | player |
+//! |---|---|
+//! | `random` | uniformly random legal moves |
+//! | `greedy` | one-ply material greed, mate-aware ([`baseline::GreedyPlayer`]) |
+//! | `mcts:nodes=200` | MCTS with the uniform evaluator (rules only) |
+//! | `mcts-material:nodes=200` | MCTS with uniform priors and a live-material leaf value |
+//! | `mcts:model=net.safetensors,nodes=800` | MCTS with a network (`net:` is an alias) |
+//! | `uci:cmd=fairy-stockfish,depth=1` | an external UCI engine (`engine:` is an alias) |
+//!
+//! MCTS keys: `model`, `nodes` (alias `sims`), `reuse` (tree reuse, default true), `device`,
+//! `precision`, `cache` (evaluation cache entries), `mix` (share of a material head in the
+//! value, 0..1), `cpuct`, `fpu`, `root` (`puct` or `gumbel`), `name`. UCI keys: `cmd`, `arg` (repeatable), `depth`, `nodes`, `movetime`
+//! (ms), `timeout` (ms allowed beyond `movetime`, or per move for depth/node limits,
+//! default 10000), `option.NAME=VALUE` (repeatable; `UCI_Variant` is set from the game
+//! unless given),
+//! `init` (ms for start-up and `isready`, default 30000), `name`. Baselines take `name`
+//! and nothing else.
+
+pub mod baseline;
+pub mod engine;
+pub mod factory;
+pub mod mcts;
+pub mod spec;
+
+pub use factory::PlayerFactory;
+pub use spec::{BuiltinEvaluator, EngineLimit, EngineSpec, MctsSpec, PlayerSpec, SpecError};
+
+use schess::{Game, Move, Variant};
+use std::time::Duration;
+
+/// Something that picks moves in a game.
+///
+/// Implementations are driven by one thread at a time (a match worker) and must be `Send`
+/// so that each worker can own its players.
+pub trait Player: Send {
+    /// Name for PGN tags and reports.
+    fn name(&self) -> &str;
+
+    /// Called before every game (clears search trees, sends `ucinewgame`, restarts a crashed
+    /// engine).
+    fn new_game(&mut self, _variant: Variant) -> Result<(), PlayerError> {
+        Ok(())
+    }
+
+    /// The move to play in the game's current position, which is not over.
+    fn choose(&mut self, game: &Game) -> Result<Move, PlayerError>;
+
+    /// The player's own assessment after its last move, as an expected score in [-1, 1]
+    /// from its point of view, if it has one (used for resign adjudication).
+    fn last_score(&self) -> Option<f32> {
+        None
+    }
+}
+
+/// Why a player produced no (legal) move.
+///
+/// All variants but [`PlayerError::Internal`] are the player's fault and lose it the game
+/// (the reason goes into the PGN); `Internal` is ours (e.g. a network failing to run) and
+/// stops the match instead, since a forfeit would then measure nothing.
+#[derive(Debug, thiserror::Error)]
+pub enum PlayerError {
+    #[error("illegal move {mv}: {reason}")]
+    IllegalMove { mv: String, reason: String },
+    #[error("protocol violation: {0}")]
+    Protocol(String),
+    #[error("engine crashed: {0}")]
+    Crashed(String),
+    #[error("no `{waiting_for}` within {after:?}")]
+    Timeout { waiting_for: String, after: Duration },
+    #[error("{0:#}")]
+    Internal(anyhow::Error),
+}
+
+impl PlayerError {
+    /// True when the error loses the game for the player (rather than stopping the match).
+    pub fn is_forfeit(&self) -> bool {
+        !matches!(self, PlayerError::Internal(_))
+    }
+}
