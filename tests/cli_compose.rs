@@ -40,3 +40,23 @@ fn shards_in_the_wrong_place_are_named() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("--run"));
 }
+
+/// `szero gate --config` reads the run config whole, as `train` and `run` do: a bad value
+/// in another table is named, not ignored; and every gate mode is accepted on the line.
+#[test]
+fn gate_reads_the_whole_run_config() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.toml");
+    std::fs::write(&bad, "[train]\nbatch_size = 0\n[gate]\nmode = \"fixed\"\n").unwrap();
+    let net = dir.path().join("none.safetensors");
+    let n = net.to_str().unwrap();
+    let out = szero(&["gate", "--config", bad.to_str().unwrap(), "--candidate", n, "--best", n]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("batch_size") && err.contains("bad.toml"), "{err}");
+    let out = szero(&["gate", "--mode", "regression", "--candidate", n, "--best", n]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("unknown gate mode") && err.contains("none.safetensors"), "{err}");
+    let out = szero(&["gate", "--mode", "lenient", "--candidate", n, "--best", n]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown gate mode \"lenient\""));
+}

@@ -27,6 +27,37 @@ pub enum GateMode {
     Regression,
 }
 
+impl GateMode {
+    pub const ALL: [GateMode; 4] = [GateMode::Sprt, GateMode::Fixed, GateMode::Always, GateMode::Regression];
+
+    /// Its name in configs and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            GateMode::Sprt => "sprt",
+            GateMode::Fixed => "fixed",
+            GateMode::Always => "always",
+            GateMode::Regression => "regression",
+        }
+    }
+}
+
+impl std::fmt::Display for GateMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for GateMode {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<GateMode, String> {
+        GateMode::ALL
+            .into_iter()
+            .find(|m| m.name() == s)
+            .ok_or_else(|| format!("unknown gate mode {s:?} (sprt, fixed, always or regression)"))
+    }
+}
+
 /// Network gating: the test a new network must pass before it replaces the run's best
 /// network (which self-play uses).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -141,6 +172,16 @@ impl GateConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn gate_modes_round_trip_their_names() {
+        for m in GateMode::ALL {
+            assert_eq!(m.to_string().parse::<GateMode>(), Ok(m));
+            let toml_form: GateConfig = toml::from_str(&format!("mode = \"{m}\"")).unwrap();
+            assert_eq!(toml_form.mode, m);
+        }
+        assert!("Sprt".parse::<GateMode>().is_err());
+    }
 
     #[test]
     fn serde_defaults_and_unknown_fields() {

@@ -24,12 +24,13 @@ pub struct GateArgs {
     /// is appended to `<run>/gate/log.jsonl`. Without it nothing is written.
     #[arg(long)]
     run: Option<PathBuf>,
-    /// Run configuration (TOML) whose `[gate]` table holds the settings; defaults otherwise.
+    /// Run configuration (TOML): read and checked whole, as `szero run` and `szero train`
+    /// read it; its `[gate]` table holds the settings. Defaults otherwise.
     #[arg(long)]
     config: Option<PathBuf>,
-    /// Override gate.mode: sprt, fixed or always.
+    /// Override gate.mode: sprt, fixed, always or regression.
     #[arg(long)]
-    mode: Option<String>,
+    mode: Option<GateMode>,
     /// Override gate.games.
     #[arg(long)]
     games: Option<usize>,
@@ -46,24 +47,11 @@ pub struct GateArgs {
 
 fn load_config(args: &GateArgs) -> Result<GateConfig> {
     let mut cfg = match &args.config {
-        Some(path) => {
-            let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-            let table: toml::Table =
-                toml::from_str(&text).with_context(|| format!("{} is not valid TOML", path.display()))?;
-            match table.get("gate") {
-                Some(gate) => gate.clone().try_into().with_context(|| format!("{}: [gate]", path.display()))?,
-                None => GateConfig::default(),
-            }
-        }
+        Some(path) => crate::config::RunConfig::load(path)?.gate,
         None => GateConfig::default(),
     };
-    if let Some(mode) = &args.mode {
-        cfg.mode = match mode.as_str() {
-            "sprt" => GateMode::Sprt,
-            "fixed" => GateMode::Fixed,
-            "always" => GateMode::Always,
-            other => anyhow::bail!("unknown gate mode {other:?} (sprt, fixed or always)"),
-        };
+    if let Some(mode) = args.mode {
+        cfg.mode = mode;
     }
     if let Some(g) = args.games {
         cfg.games = g;
