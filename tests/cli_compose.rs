@@ -60,3 +60,33 @@ fn gate_reads_the_whole_run_config() {
     let out = szero(&["gate", "--mode", "lenient", "--candidate", n, "--best", n]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown gate mode \"lenient\""));
 }
+
+/// `szero bench --json` reports both inference figures (search's path and the forward pass
+/// alone) and a training figure, each a positive rate.
+#[test]
+fn bench_reports_every_figure() {
+    let out = szero(&[
+        "bench",
+        "--config",
+        SMOKE,
+        "--batches",
+        "1,4",
+        "--seconds",
+        "0.05",
+        "--train-batch",
+        "8",
+        "--train-seconds",
+        "0.2",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let points = report["inference"].as_array().unwrap();
+    assert_eq!(points.len(), 2);
+    for p in points {
+        assert!(
+            p["positions_per_sec"].as_f64().unwrap() > 0.0 && p["forward_positions_per_sec"].as_f64().unwrap() > 0.0
+        );
+    }
+    assert!(report["training"]["samples_per_sec"].as_f64().unwrap() > 0.0);
+}

@@ -62,8 +62,12 @@ pub struct BenchArgs {
 #[derive(Debug, Serialize)]
 struct InferencePoint {
     batch: usize,
+    /// Through search's path: host planes copied in, outputs copied back to host vectors.
     positions_per_sec: f64,
     calls: u64,
+    /// The forward pass alone on a tensor already built, outputs left as tensors (what
+    /// python/bench_torch.py times on the PyTorch side).
+    forward_positions_per_sec: f64,
 }
 
 #[derive(Debug, Serialize)]
@@ -100,11 +104,17 @@ fn time_inference(net: &Net, n: usize, seconds: f64) -> Result<InferencePoint> {
         models::evaluator::run_net(net, &input, n)?;
         calls += 1;
     }
-    Ok(InferencePoint {
-        batch: n,
-        positions_per_sec: (calls as usize * n) as f64 / start.elapsed().as_secs_f64(),
-        calls,
-    })
+    let positions_per_sec = (calls as usize * n) as f64 / start.elapsed().as_secs_f64();
+    let xs = Tensor::from_slice(&input).view([n as i64, planes as i64, 8, 8]);
+    net.infer(&xs)?;
+    let start = Instant::now();
+    let mut forward_calls = 0u64;
+    while forward_calls < 3 || start.elapsed().as_secs_f64() < seconds {
+        net.infer(&xs)?;
+        forward_calls += 1;
+    }
+    let forward_positions_per_sec = (forward_calls as usize * n) as f64 / start.elapsed().as_secs_f64();
+    Ok(InferencePoint { batch: n, positions_per_sec, calls, forward_positions_per_sec })
 }
 
 /// Samples/s of the trainer for `net_cfg` on synthetic shards.
@@ -207,7 +217,10 @@ pub fn run(args: BenchArgs) -> Result<ExitCode> {
         c.blocks, c.channels, report.parameters, report.device, report.precision, report.torch_threads
     );
     for p in &report.inference {
-        println!("inference  batch {:>5}: {:>10.0} positions/s", p.batch, p.positions_per_sec);
+        println!(
+            "inference  batch {:>5}: {:>10.0} positions/s ({:.0} for the forward pass alone)",
+            p.batch, p.positions_per_sec, p.forward_positions_per_sec
+        );
     }
     if let Some(t) = &report.training {
         println!(
