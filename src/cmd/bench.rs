@@ -95,26 +95,30 @@ struct Report {
 fn time_inference(net: &Net, n: usize, seconds: f64) -> Result<InferencePoint> {
     let planes = net.config().input_planes as usize;
     let input: Vec<f32> = Vec::try_from(Tensor::randn([(n * planes * 64) as i64], (Kind::Float, tch::Device::Cpu)))?;
-    for _ in 0..2 {
-        models::evaluator::run_net(net, &input, n)?;
+    let (calls, per_call) = time_calls(seconds, 2, || models::evaluator::run_net(net, &input, n).map(drop))?;
+    let xs = Tensor::from_slice(&input).view([n as i64, planes as i64, 8, 8]);
+    let (_, forward_per_call) = time_calls(seconds, 1, || Ok(net.infer(&xs).map(drop)?))?;
+    Ok(InferencePoint {
+        batch: n,
+        positions_per_sec: n as f64 / per_call,
+        calls,
+        forward_positions_per_sec: n as f64 / forward_per_call,
+    })
+}
+
+/// Runs `call` `warmup` times untimed, then for at least `seconds` (and 3 calls): the
+/// timed calls and the mean seconds per call.
+fn time_calls(seconds: f64, warmup: usize, mut call: impl FnMut() -> Result<()>) -> Result<(u64, f64)> {
+    for _ in 0..warmup {
+        call()?;
     }
     let start = Instant::now();
     let mut calls = 0u64;
     while calls < 3 || start.elapsed().as_secs_f64() < seconds {
-        models::evaluator::run_net(net, &input, n)?;
+        call()?;
         calls += 1;
     }
-    let positions_per_sec = (calls as usize * n) as f64 / start.elapsed().as_secs_f64();
-    let xs = Tensor::from_slice(&input).view([n as i64, planes as i64, 8, 8]);
-    net.infer(&xs)?;
-    let start = Instant::now();
-    let mut forward_calls = 0u64;
-    while forward_calls < 3 || start.elapsed().as_secs_f64() < seconds {
-        net.infer(&xs)?;
-        forward_calls += 1;
-    }
-    let forward_positions_per_sec = (forward_calls as usize * n) as f64 / start.elapsed().as_secs_f64();
-    Ok(InferencePoint { batch: n, positions_per_sec, calls, forward_positions_per_sec })
+    Ok((calls, start.elapsed().as_secs_f64() / calls as f64))
 }
 
 /// Samples/s of the trainer for `net_cfg` on synthetic shards.
