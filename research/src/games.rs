@@ -138,7 +138,7 @@ pub fn load_records(records: &[GameRecord], name: &str, path: &Path, opts: LoadO
                 replay.push(m);
             }
             let origin = format!("{name}#{i}");
-            Ok(replay.finish(Some(rec.result.signum()), &rec.termination, &origin))
+            Ok(replay.finish(Some(rec.result.signum()), rec.termination.name(), &origin))
         })
         .enumerate()
         .map(|(i, r)| r.map_err(|e: String| format!("{}: game {}: {e}", path.display(), i + 1)))

@@ -13,7 +13,7 @@ fn record(variant: &str, fen: &str, moves: &[&str], result: i8, generation: u32)
         moves: moves.iter().map(|m| m.to_string()).collect(),
         samples: vec![],
         result,
-        termination: "max-length".into(),
+        termination: schess::Termination::MaxLength,
         generation,
         resign_disabled: false,
         would_have_resigned: None,

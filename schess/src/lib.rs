@@ -37,6 +37,7 @@ pub mod perft;
 pub mod pgn;
 mod position;
 mod result;
+mod termination;
 pub mod types;
 mod zobrist;
 
@@ -47,6 +48,7 @@ pub use movegen::{MoveList, MAX_MOVES};
 pub use mv::{CastleGate, CastleSide, Move};
 pub use position::{Hand, Position, Variant};
 pub use result::{GameResult, ResultError};
+pub use termination::{Termination, TerminationError};
 pub use types::{Color, File, HandPiece, Piece, Rank, Role, Square};
 
 /// The S-Chess start position, as pyffish's `get_fen` writes it.

@@ -10,7 +10,7 @@ use crate::shard::{GameRecord, Sample};
 use models::policy_index::index_of;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
-use schess::{Color, DrawReason, Game, Outcome, Position, Variant};
+use schess::{Color, Game, Position, Termination, Variant};
 use search::{Evaluation, Evaluator, Leaf, RootMode, Tree};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, RwLock};
@@ -217,32 +217,21 @@ impl Slot {
     }
 
     /// The result (from White's view) and termination if the game is over.
-    fn finished(&self, cfg: &SelfplayConfig) -> Option<(i8, &'static str)> {
+    fn finished(&self, cfg: &SelfplayConfig) -> Option<(i8, Termination)> {
         if let Some(loser) = self.resigned {
-            return Some((if loser == Color::White { -1 } else { 1 }, "resign"));
+            return Some((if loser == Color::White { -1 } else { 1 }, Termination::Resignation));
         }
         if let Some(outcome) = self.game.outcome() {
-            return Some(match outcome {
-                Outcome::Checkmate { winner } => (if winner == Color::White { 1 } else { -1 }, "checkmate"),
-                Outcome::Draw(r) => (
-                    0,
-                    match r {
-                        DrawReason::Stalemate => "stalemate",
-                        DrawReason::FiftyMoves => "fifty-moves",
-                        DrawReason::Repetition => "repetition",
-                        DrawReason::InsufficientMaterial => "insufficient-material",
-                    },
-                ),
-            });
+            return Some((outcome.result().score_for(Color::White), outcome.into()));
         }
         if self.game.ply() as u32 >= cfg.max_plies {
             if cfg.max_length_result == MaxLengthResult::Material {
                 let lead = schess::material::live_balance(self.game.position());
                 if lead.unsigned_abs() >= cfg.material_margin.max(1) {
-                    return Some((lead.signum() as i8, "material-adjudication"));
+                    return Some((lead.signum() as i8, Termination::MaterialAdjudication));
                 }
             }
-            return Some((0, "max-length"));
+            return Some((0, Termination::MaxLength));
         }
         None
     }
@@ -255,7 +244,7 @@ impl Slot {
             moves: self.game.moves().iter().map(|m| m.to_uci()).collect(),
             samples: self.samples,
             result,
-            termination: termination.to_string(),
+            termination,
             generation: self.generation,
             resign_disabled: self.resign_disabled,
             would_have_resigned: self.would_resign.map(|c| c.char()),

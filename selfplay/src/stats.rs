@@ -1,6 +1,7 @@
 //! Running statistics of self-play games (progress display and TensorBoard).
 
 use crate::shard::GameRecord;
+use schess::Termination;
 use std::collections::BTreeMap;
 
 /// Totals over finished games.
@@ -34,7 +35,7 @@ impl SelfplayStats {
             -1 => self.black_wins += 1,
             _ => self.draws += 1,
         }
-        if r.termination == "resign" {
+        if r.termination == Termination::Resignation {
             self.resigned += 1;
         }
         if let Some(side) = r.would_have_resigned {
@@ -53,7 +54,7 @@ impl SelfplayStats {
                 _ => {}
             }
         }
-        *self.terminations.entry(r.termination.clone()).or_default() += 1;
+        *self.terminations.entry(r.termination.to_string()).or_default() += 1;
     }
 
     pub fn mean_length(&self) -> f64 {

@@ -72,7 +72,7 @@ pub fn pgn_of(r: &GameRecord) -> Result<String, ShardError> {
         ("Event", "szero self-play".to_string()),
         ("White", players.clone()),
         ("Black", players),
-        ("Termination", r.termination.clone()),
+        ("Termination", r.termination.pgn_tag().to_string()),
     ];
-    Ok(schess::pgn::write_game(&game, &tags, Some(result), None))
+    Ok(schess::pgn::write_game(&game, &tags, Some(result), Some(r.termination.name())))
 }

@@ -1,7 +1,7 @@
 //! Self-play with the uniform evaluator: complete, replayable games with sound targets.
 
 use models::policy_index::{move_of, policy_move};
-use schess::Color;
+use schess::{Color, Termination};
 use search::evaluator::UniformEvaluator;
 use search::RootMode;
 use selfplay::config::MaxLengthResult;
@@ -22,31 +22,32 @@ fn check(records: &[selfplay::GameRecord], cfg: &SelfplayConfig) {
         let game = r.replay().expect("replays");
         assert!(game.ply() as u32 <= cfg.max_plies);
         assert!(matches!(r.result, -1..=1));
-        match r.termination.as_str() {
-            "checkmate" => {
+        match r.termination {
+            Termination::Checkmate => {
                 assert!(game.position().is_checkmate());
                 // The side that just moved won.
                 let winner = game.position().turn().flip();
                 assert_eq!(r.result_for(winner), 1);
             }
-            "max-length" => {
+            Termination::MaxLength => {
                 assert_eq!(r.result, 0);
                 if cfg.max_length_result == MaxLengthResult::Material {
                     assert!(schess::material::live_balance(game.position()).unsigned_abs() < cfg.material_margin);
                 }
             }
-            "repetition" | "stalemate" | "fifty-moves" | "insufficient-material" => {
-                assert_eq!(r.result, 0)
+            t if t.is_by_rules() => {
+                assert_eq!(r.result, 0);
+                assert_eq!(game.outcome().map(Termination::from), Some(t));
             }
-            "resign" => assert_ne!(r.result, 0),
-            "material-adjudication" => {
+            Termination::Resignation => assert_ne!(r.result, 0),
+            Termination::MaterialAdjudication => {
                 assert_eq!(cfg.max_length_result, MaxLengthResult::Material);
                 assert_eq!(game.ply() as u32, cfg.max_plies);
                 let lead = schess::material::live_balance(game.position());
                 assert!(lead.unsigned_abs() >= cfg.material_margin);
                 assert_eq!(r.result as i32, lead.signum());
             }
-            t => panic!("unknown termination {t}"),
+            t => panic!("self-play does not end games by {t}"),
         }
         for s in &r.samples {
             let pos = &game.positions()[s.ply as usize];
@@ -116,7 +117,7 @@ fn material_adjudication_scores_long_games_by_material() {
     check(&records, &cfg);
     // Near-random games of 50 plies rarely end on their own, and after 25 moves of
     // captures most stand two pawns apart.
-    let adjudicated = records.iter().filter(|r| r.termination == "material-adjudication").count();
+    let adjudicated = records.iter().filter(|r| r.termination == Termination::MaterialAdjudication).count();
     assert!(adjudicated >= 4, "only {adjudicated} of 16 games adjudicated by material");
 }
 

@@ -41,7 +41,7 @@ fn game(plies: usize, rng: &mut Rng) -> GameRecord {
         moves: game.moves().iter().map(|m| m.to_uci()).collect(),
         samples,
         result: rng.below(3) as i8 - 1,
-        termination: "max-length".into(),
+        termination: schess::Termination::MaxLength,
         generation: 0,
         resign_disabled: false,
         would_have_resigned: None,

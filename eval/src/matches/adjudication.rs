@@ -1,8 +1,8 @@
 //! How a game ends other than by the rules' own verdict being read off: the length limit
-//! and resignation ([`Adjudication`]), forfeits, and PGN's `Termination` vocabulary.
+//! and resignation ([`Adjudication`]) and forfeits, each named by a [`Termination`].
 
 use crate::players::PlayerError;
-use schess::{Color, Game, Outcome};
+use schess::{Color, Game, Outcome, Termination};
 use serde::{Deserialize, Serialize};
 
 /// When a game is decided other than by the rules.
@@ -25,31 +25,6 @@ impl Default for Adjudication {
     }
 }
 
-/// How a game ended, in PGN's `Termination` vocabulary.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Termination {
-    /// By the rules (checkmate or a draw rule).
-    Normal,
-    /// Decided by the match (length limit, resignation).
-    Adjudication,
-    /// A player sent an illegal or malformed move, or broke the protocol.
-    RulesInfraction,
-    /// A player crashed or did not answer in time.
-    Forfeit,
-}
-
-impl Termination {
-    pub fn pgn_tag(self) -> &'static str {
-        match self {
-            Termination::Normal => "normal",
-            Termination::Adjudication => "adjudication",
-            Termination::RulesInfraction => "rules infraction",
-            Termination::Forfeit => "time forfeit",
-        }
-    }
-}
-
 /// How a game ended.
 #[derive(Debug, Clone)]
 pub(crate) struct GameEnd {
@@ -61,11 +36,11 @@ pub(crate) struct GameEnd {
 /// The end of `game` by the rules or by the length limit, if it has come.
 pub(crate) fn natural_end(game: &Game, opening_plies: usize, adj: &Adjudication) -> Option<GameEnd> {
     if let Some(outcome) = game.outcome() {
-        return Some(GameEnd { winner: outcome.winner(), termination: Termination::Normal, reason: describe(outcome) });
+        return Some(GameEnd { winner: outcome.winner(), termination: outcome.into(), reason: describe(outcome) });
     }
     (adj.max_plies > 0 && game.ply() - opening_plies >= adj.max_plies as usize).then(|| GameEnd {
         winner: None,
-        termination: Termination::Adjudication,
+        termination: Termination::MaxLength,
         reason: format!("draw by adjudication after {} plies", adj.max_plies),
     })
 }
@@ -93,7 +68,7 @@ impl ResignTracker {
             let winner = if self.streak > 0 { Color::White } else { Color::Black };
             GameEnd {
                 winner: Some(winner),
-                termination: Termination::Adjudication,
+                termination: Termination::Resignation,
                 reason: format!("{} resigns (both sides agree)", winner.flip()),
             }
         })

@@ -7,8 +7,9 @@ pub mod batched;
 pub mod openings;
 pub mod record;
 
-pub use adjudication::{Adjudication, Termination};
+pub use adjudication::Adjudication;
 pub use record::{verify_record, GameRecord};
+pub use schess::Termination;
 
 use crate::players::{Player, PlayerError, PlayerFactory};
 use crate::stats::{elo_estimate, EloEstimate, Pentanomial, SprtConfig, SprtDecision, SprtStatus, Wdl};
@@ -86,7 +87,7 @@ pub struct MatchReport {
     pub elo_trinomial: EloEstimate,
     pub sprt: Option<SprtStatus>,
     pub end: MatchEnd,
-    /// Games by how they ended (`normal`, `adjudication`, ...).
+    /// Games by how they ended (`checkmate`, `max-length`, ...: [`Termination`]'s names).
     pub terminations: BTreeMap<String, u64>,
     pub games: Vec<GameRecord>,
     pub elapsed: Duration,
@@ -115,7 +116,7 @@ impl MatchReport {
         self.wdl.add_half_points(y);
         self.pentanomial.add_pair(x, y);
         for g in &games {
-            *self.terminations.entry(g.termination.pgn_tag().to_string()).or_default() += 1;
+            *self.terminations.entry(g.termination.to_string()).or_default() += 1;
         }
         self.games.extend(games);
         self.elo = elo_estimate(&self.pentanomial.0);
@@ -495,7 +496,7 @@ mod tests {
         let r = run_match(&factory("random"), &factory("random"), &book, &cfg, &AtomicBool::new(false), &mut |_| {})
             .unwrap();
         assert_eq!(r.wdl.draws, 2);
-        assert!(r.games.iter().all(|g| g.termination == Termination::Adjudication && g.moves.len() == 6));
+        assert!(r.games.iter().all(|g| g.termination == Termination::MaxLength && g.moves.len() == 6));
         assert!(r.games[0].pgn.contains("[Termination \"adjudication\"]"));
     }
 }

@@ -1,7 +1,7 @@
 //! The record of a finished match game: moves, result, termination and its PGN.
 
-use super::adjudication::{GameEnd, Termination};
-use schess::{Color, Game, GameResult, Move, Position};
+use super::adjudication::GameEnd;
+use schess::{Color, Game, GameResult, Move, Position, Termination};
 
 /// One finished game.
 #[derive(Debug, Clone, PartialEq)]
@@ -107,9 +107,9 @@ pub fn verify_record(rec: &GameRecord) -> Result<(), String> {
     }
     let outcome = g.outcome();
     match rec.termination {
-        Termination::Normal => match outcome {
-            Some(o) if o.winner() == rec.winner => Ok(()),
-            other => Err(format!("{}: recorded {} but the rules say {other:?}", rec.round, rec.result())),
+        t if t.is_by_rules() => match outcome {
+            Some(o) if o.winner() == rec.winner && Termination::from(o) == t => Ok(()),
+            other => Err(format!("{}: recorded {} {t} but the rules say {other:?}", rec.round, rec.result())),
         },
         _ if outcome.is_some() => Err(format!("{}: adjudicated although the game was over: {outcome:?}", rec.round)),
         _ => Ok(()),

@@ -11,7 +11,7 @@
 //! File layout (all integers little-endian):
 //! ```text
 //! 0   8  magic  b"SZSHARD\0"
-//! 8   4  format version (SHARD_FORMAT_VERSION)
+//! 8   4  format version (SHARD_FORMAT_VERSION; version 1 is still read, see [`v1`])
 //! 12  4  policy index version (models::policy_index::POLICY_FORMAT_VERSION)
 //! 16  8  payload length in bytes
 //! 24  4  CRC-32 of the payload
@@ -24,12 +24,16 @@
 
 use models::io::write_atomic;
 use models::policy_index::POLICY_FORMAT_VERSION;
-use schess::{Color, Game, Position, Variant};
+use schess::{Color, Game, Position, Termination, Variant};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
+mod v1;
+
 pub const SHARD_MAGIC: &[u8; 8] = b"SZSHARD\0";
-pub const SHARD_FORMAT_VERSION: u32 = 1;
+/// 2: the termination is stored as its index in [`Termination::ALL`] (version 1 stored
+/// free text).
+pub const SHARD_FORMAT_VERSION: u32 = 2;
 const HEADER_LEN: usize = 32;
 
 /// One recorded ply of a game.
@@ -56,9 +60,9 @@ pub struct GameRecord {
     pub samples: Vec<Sample>,
     /// Result from White's view: 1 win, 0 draw, -1 loss.
     pub result: i8,
-    /// How the game ended: `checkmate`, `stalemate`, `repetition`, `fifty-moves`,
-    /// `insufficient-material`, `resign`, `max-length`.
-    pub termination: String,
+    /// How the game ended.
+    #[serde(with = "termination_index")]
+    pub termination: Termination,
     /// Generation of the network that played it (0 = random initial network).
     pub generation: u32,
     /// Resignation was disabled in this game (to measure false resigns).
@@ -100,6 +104,25 @@ impl GameRecord {
     }
 }
 
+/// A termination on the wire: its index in [`Termination::ALL`] (one byte).
+mod termination_index {
+    use schess::Termination;
+    use serde::{de::Error, Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(t: &Termination, s: S) -> Result<S::Ok, S::Error> {
+        let i = Termination::ALL.iter().position(|x| x == t).expect("ALL lists every termination");
+        s.serialize_u8(i as u8)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Termination, D::Error> {
+        let i = u8::deserialize(d)?;
+        Termination::ALL
+            .get(usize::from(i))
+            .copied()
+            .ok_or_else(|| D::Error::custom(format!("unknown termination {i}")))
+    }
+}
+
 /// Errors reading or writing shards.
 #[derive(Debug, thiserror::Error)]
 pub enum ShardError {
@@ -107,7 +130,7 @@ pub enum ShardError {
     Io { path: PathBuf, source: std::io::Error },
     #[error("{path}: not a shard (bad magic)")]
     BadMagic { path: PathBuf },
-    #[error("{path}: shard format version {found}, this build reads {expected}")]
+    #[error("{path}: shard format version {found}, this build reads versions 1 to {expected}")]
     Version { path: PathBuf, found: u32, expected: u32 },
     #[error("{path}: policy index version {found}, this build uses {expected}")]
     PolicyVersion { path: PathBuf, found: u32, expected: u32 },
@@ -148,7 +171,7 @@ pub fn decode(bytes: &[u8], path: &Path) -> Result<Vec<GameRecord>, ShardError> 
     }
     let u32_at = |i: usize| u32::from_le_bytes(bytes[i..i + 4].try_into().expect("4 bytes"));
     let version = u32_at(8);
-    if version != SHARD_FORMAT_VERSION {
+    if !(1..=SHARD_FORMAT_VERSION).contains(&version) {
         return Err(ShardError::Version { path: path_buf(), found: version, expected: SHARD_FORMAT_VERSION });
     }
     let policy = u32_at(12);
@@ -163,11 +186,15 @@ pub fn decode(bytes: &[u8], path: &Path) -> Result<Vec<GameRecord>, ShardError> 
     if crc32fast::hash(payload) != u32_at(24) {
         return Err(ShardError::Checksum { path: path_buf() });
     }
-    let raw = decompress(payload, MAX_RAW_BYTES).map_err(|message| ShardError::Decode { path: path_buf(), message })?;
-    let games: Vec<GameRecord> =
-        bincode::deserialize(&raw).map_err(|e| ShardError::Decode { path: path_buf(), message: e.to_string() })?;
+    let decode_error = |message: String| ShardError::Decode { path: path_buf(), message };
+    let raw = decompress(payload, MAX_RAW_BYTES).map_err(decode_error)?;
+    let games: Vec<GameRecord> = if version == 1 {
+        v1::decode(&raw).map_err(decode_error)?
+    } else {
+        bincode::deserialize(&raw).map_err(|e| decode_error(e.to_string()))?
+    };
     if games.len() != u32_at(28) as usize {
-        return Err(ShardError::Decode { path: path_buf(), message: "game count differs from header".into() });
+        return Err(decode_error("game count differs from header".into()));
     }
     Ok(games)
 }
@@ -271,7 +298,7 @@ mod tests {
                 Sample { ply: 1, policy: vec![(7, 1.0)], root_wdl: [0.2, 0.3, 0.5], visits: 100 },
             ],
             result: 0,
-            termination: "max-length".into(),
+            termination: Termination::MaxLength,
             generation: 3,
             resign_disabled: false,
             would_have_resigned: None,
