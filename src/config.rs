@@ -13,6 +13,8 @@
 
 use anyhow::{Context, Result};
 use models::{DeviceChoice, NetConfig, Precision};
+use search::config::check::{count, require, unit};
+use search::config::ConfigError;
 use selfplay::SelfplayConfig;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -66,6 +68,13 @@ impl Default for NetworkConfig {
 }
 
 impl NetworkConfig {
+    /// Checks this table's own fields, then the architecture they make.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        require(self.history < 64, "history", "at most 63", self.history)?;
+        unit("material_mix", self.material_mix)?;
+        self.net_config().validate()
+    }
+
     pub fn net_config(&self) -> NetConfig {
         let mut c = models::net_config(self.blocks, self.channels, self.history);
         c.policy_channels = self.policy_channels;
@@ -110,19 +119,11 @@ pub struct PipelineConfig {
 }
 
 impl PipelineConfig {
-    pub fn validate(&self) -> Result<(), String> {
-        let bad =
-            |field: &str, allowed: &str, value: String| Err(format!("run.{field} must be {allowed}, got {value}"));
-        if self.selfplay_log_games == 0 {
-            return bad("selfplay_log_games", "at least 1", "0".into());
-        }
-        if self.train_chunk_steps == 0 {
-            return bad("train_chunk_steps", "at least 1", "0".into());
-        }
-        if !(self.max_minutes.is_finite() && self.max_minutes >= 0.0) {
-            return bad("max_minutes", "a finite number >= 0 (0 = no limit)", self.max_minutes.to_string());
-        }
-        Ok(())
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        count("selfplay_log_games", self.selfplay_log_games as u64, u64::MAX)?;
+        count("train_chunk_steps", self.train_chunk_steps, u64::MAX)?;
+        let minutes = self.max_minutes;
+        require(minutes.is_finite() && minutes >= 0.0, "max_minutes", "a finite number >= 0 (0 = no limit)", minutes)
     }
 }
 
@@ -161,12 +162,18 @@ impl RunConfig {
 
     pub fn parse(text: &str) -> Result<RunConfig> {
         let cfg: RunConfig = toml::from_str(text)?;
-        cfg.network.net_config().validate()?;
-        cfg.train.validate()?;
-        cfg.gate.validate().map_err(|e| anyhow::anyhow!("[gate]: {e}"))?;
-        cfg.selfplay.validate().map_err(anyhow::Error::msg)?;
-        cfg.run.validate().map_err(anyhow::Error::msg)?;
+        cfg.validate()?;
         Ok(cfg)
+    }
+
+    /// Checks every table; an error names the field as the file spells it
+    /// (`selfplay.search.c_puct`).
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        self.network.validate().map_err(|e| e.within("network"))?;
+        self.selfplay.validate().map_err(|e| e.within("selfplay"))?;
+        self.train.validate().map_err(|e| e.within("train"))?;
+        self.gate.validate().map_err(|e| e.within("gate"))?;
+        self.run.validate().map_err(|e| e.within("run"))
     }
 }
 
@@ -186,15 +193,18 @@ mod tests {
     fn bad_configs_are_rejected_naming_the_field() {
         let cases: &[(&str, &[&str])] = &[
             ("[network]\nblocks = \"four\"", &["blocks", "expected i64"]),
-            ("[network]\nblocks = -1", &["blocks"]),
+            ("[network]\nblocks = -1", &["network.blocks must be at least 0, got -1"]),
             ("[network]\nblokcs = 4", &["unknown field `blokcs`"]),
-            ("[network]\nchannels = 0", &["channels", "positive"]),
-            ("[network]\nmaterial_horizon = 8\nmaterial_mix = 1.5", &["mix", "[0, 1]"]),
+            ("[network]\nchannels = 0", &["network.channels must be positive, got 0"]),
+            ("[network]\nmaterial_horizon = 8\nmaterial_mix = 1.5", &["network.material_mix must be in [0, 1]"]),
+            ("[network]\nhistory = 64", &["network.history must be at most 63"]),
             ("[netwerk]\nblocks = 4", &["unknown field `netwerk`"]),
             ("[train]\nlearning_rate = -0.1", &["learning_rate", ">= 0"]),
             ("[train]\nlearning_rate = nan", &["learning_rate", "finite"]),
             ("[train]\nbatch_size = 0", &["batch_size", "at least 1"]),
-            ("[train]\nq_ratio = 2.0", &["q_ratio", "between 0 and 1"]),
+            ("[train]\nq_ratio = 2.0", &["train.q_ratio must be in [0, 1], got 2"]),
+            ("[train]\nwindow_min = 10\nwindow_max = 5", &["train.window_max must be at least window_min (10), got 5"]),
+            ("[train]\nlr_milestones = [5, 5]", &["train.lr_milestones must be strictly increasing, got [5, 5]"]),
             ("[train]\ntrain_ratio = -1.0", &["train_ratio"]),
             ("[train]\nbatch_size = 100000000", &["batch_size", "at most"]),
             ("[selfplay]\nthreads = 100000", &["threads", "at most"]),
@@ -209,12 +219,15 @@ mod tests {
             ("[selfplay]\nvariant = \"crazyhouse\"", &["variant", "seirawan or chess"]),
             ("[selfplay]\nmax_length_result = \"coin\"", &["max_length_result", "unknown variant"]),
             ("[selfplay.search]\ngumbel_actions = 0", &["gumbel_actions", "at least 1"]),
-            ("[selfplay.search]\nc_puct = -1.0", &["c_puct", ">= 0"]),
+            ("[selfplay.search]\nc_puct = -1.0", &["selfplay.search.c_puct must be a finite number >= 0, got -1"]),
+            ("[gate.search]\nnoise_alpha = 0.0", &["gate.search.noise_alpha must be a finite number > 0"]),
+            ("[gate]\nmode = \"sprt\"\n[gate.sprt]\nalpha = 0.7", &["gate.sprt.alpha must be in (0, 0.5), got 0.7"]),
+            ("[gate.adjudication]\nresign_score = 1.0", &["gate.adjudication.resign_score"]),
             ("[selfplay.search]\nnoise_epsilon = 2.0", &["noise_epsilon", "[0, 1]"]),
             ("[gate]\nmode = \"sometimes\"", &["mode", "unknown variant"]),
-            ("[gate]\nmode = \"fixed\"\ngames = 0", &["games", "at least 1"]),
+            ("[gate]\nmode = \"fixed\"\ngames = 0", &["gate.games must be at least 1"]),
             ("[gate]\nscore_threshold = 7.0", &["score_threshold", "[0, 1]"]),
-            ("[run]\nmax_minutes = -5.0", &["max_minutes", ">= 0"]),
+            ("[run]\nmax_minutes = -5.0", &["run.max_minutes must be a finite number >= 0"]),
             ("[run]\ntrain_chunk_steps = 0", &["train_chunk_steps", "at least 1"]),
             ("[run]\nselfplay_log_games = 0", &["selfplay_log_games", "at least 1"]),
         ];

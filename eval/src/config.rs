@@ -3,6 +3,8 @@
 use crate::matches::Adjudication;
 use crate::stats::SprtConfig;
 use models::{DeviceChoice, Precision};
+use search::config::check::{count, require};
+use search::config::ConfigError;
 use search::SearchConfig;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -141,31 +143,19 @@ impl GateConfig {
     }
 
     /// Checks values serde cannot.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        self.search.validate().map_err(|e| e.within("search"))?;
         if self.mode != GateMode::Always {
-            if self.games == 0 {
-                return Err("gate.games must be at least 1".into());
-            }
-            if self.nodes == 0 {
-                return Err("gate.nodes must be at least 1".into());
-            }
+            count("games", self.games as u64, 1_000_000)?;
+            count("nodes", self.nodes, 10_000_000)?;
         }
         if self.mode == GateMode::Sprt {
-            self.sprt.validate().map_err(|e| format!("gate.sprt: {e}"))?;
+            self.sprt.validate().map_err(|e| e.within("sprt"))?;
         }
-        if !(0.0..=1.0).contains(&self.score_threshold) {
-            return Err(format!("gate.score_threshold must be in [0, 1], got {}", self.score_threshold));
-        }
-        if self.nodes > 10_000_000 || self.games > 1_000_000 {
-            return Err(format!(
-                "gate.nodes must be at most 10000000 and gate.games at most 1000000, got {} and {}",
-                self.nodes, self.games
-            ));
-        }
-        if !(0.0..1.0).contains(&self.adjudication.resign_score) {
-            return Err("gate.adjudication.resign_score must be in [0, 1) (0 disables)".into());
-        }
-        Ok(())
+        let threshold = self.score_threshold;
+        require((0.0..=1.0).contains(&threshold), "score_threshold", "in [0, 1]", threshold)?;
+        let resign = self.adjudication.resign_score;
+        require((0.0..1.0).contains(&resign), "adjudication.resign_score", "in [0, 1) (0 disables)", resign)
     }
 }
 

@@ -71,7 +71,7 @@ impl GateDecision {
 #[derive(Debug, thiserror::Error)]
 pub enum GateError {
     #[error("invalid gate configuration: {0}")]
-    Config(String),
+    Config(#[from] search::config::ConfigError),
     #[error("{}: {error}", path.display())]
     Io { path: PathBuf, error: std::io::Error },
     #[error("{}:{line}: not a gate decision ({reason}); the log is damaged: restore it or remove that line", path.display())]
@@ -133,7 +133,7 @@ pub fn test_candidate(
     pgn: Option<PathBuf>,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<GateDecision, GateError> {
-    cfg.validate().map_err(GateError::Config)?;
+    cfg.validate().map_err(|e| e.within("gate"))?;
     let started = Instant::now();
     let step = |p: &Path| {
         models::checkpoint::read_metadata(p)

@@ -11,6 +11,8 @@
 //! * the LLR is the exact GSPRT (maximum-likelihood distributions with the hypothesised
 //!   expected scores), not the normal approximation.
 
+use search::config::check::require;
+use search::config::ConfigError;
 use serde::{Deserialize, Serialize};
 
 /// 97.5% quantile of the standard normal distribution (two-sided 95% interval).
@@ -257,16 +259,13 @@ pub struct SprtStatus {
 
 impl SprtConfig {
     /// Checks that the parameters make a test.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ConfigError> {
         // Written as a negation so that NaN bounds fail too.
         #[allow(clippy::neg_cmp_op_on_partial_ord)]
-        if !(self.elo1 > self.elo0) {
-            return Err(format!("SPRT needs elo1 > elo0 (got {} and {})", self.elo0, self.elo1));
-        }
+        let ordered = self.elo1 > self.elo0;
+        require(ordered, "elo1", &format!("greater than elo0 ({})", self.elo0), self.elo1)?;
         for (name, v) in [("alpha", self.alpha), ("beta", self.beta)] {
-            if !(v > 0.0 && v < 0.5) {
-                return Err(format!("SPRT {name} must be in (0, 0.5), got {v}"));
-            }
+            require(v > 0.0 && v < 0.5, name, "in (0, 0.5)", v)?;
         }
         Ok(())
     }

@@ -5,6 +5,7 @@
 //! knowing its architecture in advance and so that loading weights into a network of
 //! another shape fails with a clear error instead of a shape panic deep inside libtorch.
 
+use search::config::check::require;
 use serde::{Deserialize, Serialize};
 
 /// Board side length: inputs are `[N, input_planes, 8, 8]`.
@@ -91,16 +92,7 @@ pub struct MovesLeftConfig {
     pub hidden: i64,
 }
 
-/// Why a [`NetConfig`] is unusable.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum ConfigError {
-    #[error("network config: `{field}` must be positive, got {value}")]
-    NotPositive { field: &'static str, value: i64 },
-    #[error("network config: squeeze-excitation ratio {ratio} leaves no hidden units for {channels} channels")]
-    SeRatio { ratio: i64, channels: i64 },
-    #[error("network config: `material.value_mix` must be in [0, 1], got {0}")]
-    Mix(f32),
-}
+pub use search::config::ConfigError;
 
 impl NetConfig {
     /// A small but complete network with the given encoding sizes: 6 blocks of 64
@@ -136,8 +128,9 @@ impl NetConfig {
 
     /// Checks that every size is usable, so that building the network cannot fail.
     pub fn validate(&self) -> Result<(), ConfigError> {
+        // Zero blocks is a legal (if weak) network; every other size must be positive.
+        require(self.blocks >= 0, "blocks", "at least 0", self.blocks)?;
         let mut sizes = vec![
-            ("blocks", self.blocks),
             ("channels", self.channels),
             ("input_planes", self.input_planes),
             ("policy_size", self.policy_size),
@@ -155,21 +148,14 @@ impl NetConfig {
         if let Some(m) = &self.material {
             sizes.push(("material.channels", m.channels));
             sizes.push(("material.hidden", m.hidden));
-            if !(0.0..=1.0).contains(&m.value_mix) {
-                return Err(ConfigError::Mix(m.value_mix));
-            }
+            require((0.0..=1.0).contains(&m.value_mix), "material.value_mix", "in [0, 1]", m.value_mix)?;
         }
-        // Zero blocks is a legal (if weak) network; everything else must be positive.
         for (field, value) in sizes {
-            let ok = if field == "blocks" { value >= 0 } else { value > 0 };
-            if !ok {
-                return Err(ConfigError::NotPositive { field, value });
-            }
+            require(value > 0, field, "positive", value)?;
         }
         if let Some(se) = &self.squeeze_excitation {
-            if self.channels / se.ratio == 0 {
-                return Err(ConfigError::SeRatio { ratio: se.ratio, channels: self.channels });
-            }
+            let allowed = format!("at most channels ({}) to leave a hidden unit", self.channels);
+            require(self.channels / se.ratio > 0, "squeeze_excitation.ratio", &allowed, se.ratio)?;
         }
         Ok(())
     }
@@ -200,9 +186,9 @@ mod tests {
         assert!(NetConfig::small(64, 2000).validate().is_ok());
         let mut cfg = NetConfig::small(64, 2000);
         cfg.policy_size = 0;
-        assert_eq!(cfg.validate(), Err(ConfigError::NotPositive { field: "policy_size", value: 0 }));
+        assert_eq!(cfg.validate(), Err(ConfigError::new("policy_size", "positive", 0)));
         let mut cfg = NetConfig::small(64, 2000);
         cfg.squeeze_excitation = Some(SeConfig { ratio: 128 });
-        assert!(matches!(cfg.validate(), Err(ConfigError::SeRatio { .. })));
+        assert_eq!(cfg.validate().unwrap_err().field, "squeeze_excitation.ratio");
     }
 }

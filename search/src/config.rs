@@ -1,6 +1,7 @@
 //! Search settings (the `search` tables of the run config: `[selfplay.search]`,
 //! `[gate.search]`) and the checks every config table of szero words its errors with.
 
+use check::{count, non_negative, positive, unit};
 use serde::{Deserialize, Serialize};
 
 /// How the root chooses which moves to search.
@@ -91,29 +92,18 @@ impl Default for SearchConfig {
 }
 
 impl SearchConfig {
-    /// Checks every setting (`table` prefixes the field names in messages).
-    pub fn validate(&self, table: &str) -> Result<(), String> {
-        let f = |name: &str| format!("{table}.{name}");
-        check::non_negative(&f("c_puct"), self.c_puct)?;
-        check::non_negative(&f("fpu_reduction"), self.fpu_reduction)?;
-        check::non_negative(&f("fpu_reduction_root"), self.fpu_reduction_root)?;
-        check::unit(&f("noise_epsilon"), self.noise_epsilon)?;
-        check::require(
-            self.noise_alpha.is_finite() && self.noise_alpha > 0.0,
-            &f("noise_alpha"),
-            "a finite number > 0",
-            self.noise_alpha,
-        )?;
-        check::require(
-            self.noise_alpha_moves.is_finite() && self.noise_alpha_moves > 0.0,
-            &f("noise_alpha_moves"),
-            "a finite number > 0",
-            self.noise_alpha_moves,
-        )?;
-        check::count(&f("gumbel_actions"), self.gumbel_actions as u64, 4096)?;
-        check::non_negative(&f("gumbel_c_visit"), self.gumbel_c_visit)?;
-        check::non_negative(&f("gumbel_c_scale"), self.gumbel_c_scale)?;
-        check::non_negative(&f("forced_playouts_k"), self.forced_playouts_k)
+    /// Checks every setting.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        non_negative("c_puct", self.c_puct)?;
+        non_negative("fpu_reduction", self.fpu_reduction)?;
+        non_negative("fpu_reduction_root", self.fpu_reduction_root)?;
+        unit("noise_epsilon", self.noise_epsilon)?;
+        positive("noise_alpha", self.noise_alpha)?;
+        positive("noise_alpha_moves", self.noise_alpha_moves)?;
+        count("gumbel_actions", self.gumbel_actions as u64, 4096)?;
+        non_negative("gumbel_c_visit", self.gumbel_c_visit)?;
+        non_negative("gumbel_c_scale", self.gumbel_c_scale)?;
+        non_negative("forced_playouts_k", self.forced_playouts_k)
     }
 }
 
@@ -126,28 +116,93 @@ pub fn threads_or_cores(n: usize) -> usize {
     }
 }
 
+/// Why a setting of a config table is unusable. Every `validate()` of szero's config tables
+/// returns it, naming the field relative to its own table; whoever validates a table inside
+/// another adds the outer table's name with [`ConfigError::within`], so a message from a run
+/// config names the field as the file spells it: `selfplay.search.c_puct must be ...`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ConfigError {
+    /// Dotted path of the field (`batch_size`, `selfplay.search.c_puct`).
+    pub field: String,
+    /// What the field accepts, in words.
+    pub allowed: String,
+    /// The value given.
+    pub value: String,
+}
+
+impl ConfigError {
+    pub fn new(field: &str, allowed: &str, value: impl std::fmt::Display) -> ConfigError {
+        ConfigError { field: field.to_string(), allowed: allowed.to_string(), value: value.to_string() }
+    }
+
+    /// The same error for the field inside `table`.
+    pub fn within(mut self, table: &str) -> ConfigError {
+        self.field = format!("{table}.{}", self.field);
+        self
+    }
+}
+
+impl std::fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} must be {}, got {}", self.field, self.allowed, self.value)
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
 /// The checks behind every `validate()` of szero's config tables, so that every rejected
-/// value gets the same message: `TABLE.FIELD must be ALLOWED, got VALUE`.
+/// value gets the same message.
 pub mod check {
-    /// `Err("TABLE.FIELD must be ALLOWED, got VALUE")` unless `ok`: the message every
-    /// rejected value of these tables gets.
-    pub fn require(ok: bool, field: &str, allowed: &str, value: impl std::fmt::Display) -> Result<(), String> {
+    use super::ConfigError;
+    use std::fmt::Display;
+
+    /// `Err` unless `ok`: the error every rejected value of these tables gets.
+    pub fn require(ok: bool, field: &str, allowed: &str, value: impl Display) -> Result<(), ConfigError> {
         if ok {
             Ok(())
         } else {
-            Err(format!("{field} must be {allowed}, got {value}"))
+            Err(ConfigError::new(field, allowed, value))
         }
     }
 
-    pub fn unit(field: &str, v: f32) -> Result<(), String> {
-        require((0.0..=1.0).contains(&v), field, "in [0, 1]", v)
+    /// In [0, 1].
+    pub fn unit<T: Into<f64> + Display + Copy>(field: &str, v: T) -> Result<(), ConfigError> {
+        require((0.0..=1.0).contains(&v.into()), field, "in [0, 1]", v)
     }
 
-    pub fn non_negative(field: &str, v: f32) -> Result<(), String> {
-        require(v.is_finite() && v >= 0.0, field, "a finite number >= 0", v)
+    pub fn non_negative<T: Into<f64> + Display + Copy>(field: &str, v: T) -> Result<(), ConfigError> {
+        let x: f64 = v.into();
+        require(x.is_finite() && x >= 0.0, field, "a finite number >= 0", v)
     }
 
-    pub fn count(field: &str, v: u64, max: u64) -> Result<(), String> {
+    pub fn positive<T: Into<f64> + Display + Copy>(field: &str, v: T) -> Result<(), ConfigError> {
+        let x: f64 = v.into();
+        require(x.is_finite() && x > 0.0, field, "a finite number > 0", v)
+    }
+
+    /// At least 1 and at most `max`.
+    pub fn count(field: &str, v: u64, max: u64) -> Result<(), ConfigError> {
         require((1..=max).contains(&v), field, &format!("at least 1 and at most {max}"), v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check::{count, non_negative, positive, unit};
+    use super::*;
+
+    #[test]
+    fn errors_name_the_field_as_the_file_spells_it() {
+        let e = SearchConfig { c_puct: -1.5, ..SearchConfig::default() }.validate().unwrap_err();
+        assert_eq!(e, ConfigError::new("c_puct", "a finite number >= 0", -1.5));
+        assert_eq!(
+            e.within("search").within("selfplay").to_string(),
+            "selfplay.search.c_puct must be a finite number >= 0, got -1.5"
+        );
+        // f32 values print as written, not widened to f64's digits.
+        assert_eq!(unit("x", 1.1f32).unwrap_err().value, "1.1");
+        assert!(non_negative("x", f64::NAN).is_err() && positive("x", 0.0f32).is_err());
+        assert!(count("x", 0, 5).is_err() && count("x", 6, 5).is_err() && count("x", 5, 5).is_ok());
+        SearchConfig::default().validate().unwrap();
     }
 }

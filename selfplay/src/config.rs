@@ -2,6 +2,7 @@
 //! [`search::SearchConfig`].
 
 use search::config::check::{count, non_negative, require, unit};
+use search::config::ConfigError;
 use search::SearchConfig;
 use serde::{Deserialize, Serialize};
 
@@ -80,27 +81,27 @@ pub struct SelfplayConfig {
 
 impl SelfplayConfig {
     /// Checks every setting, so that self-play cannot fail later on a bad value.
-    pub fn validate(&self) -> Result<(), String> {
-        self.search.validate("selfplay.search")?;
-        count("selfplay.simulations", u64::from(self.simulations), 1_000_000)?;
-        count("selfplay.fast_simulations", u64::from(self.fast_simulations), 1_000_000)?;
-        unit("selfplay.full_search_fraction", self.full_search_fraction)?;
-        non_negative("selfplay.temperature", self.temperature)?;
-        non_negative("selfplay.resign_threshold", self.resign_threshold)?;
-        unit("selfplay.resign_disabled_fraction", self.resign_disabled_fraction)?;
-        count("selfplay.max_plies", u64::from(self.max_plies), 100_000)?;
-        count("selfplay.games_per_thread", self.games_per_thread as u64, 65_536)?;
-        count("selfplay.games_per_shard", self.games_per_shard as u64, 1_000_000)?;
-        require(self.threads <= 4096, "selfplay.threads", "at most 4096 (0 = one per core)", self.threads)?;
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        self.search.validate().map_err(|e| e.within("search"))?;
+        count("simulations", u64::from(self.simulations), 1_000_000)?;
+        count("fast_simulations", u64::from(self.fast_simulations), 1_000_000)?;
+        unit("full_search_fraction", self.full_search_fraction)?;
+        non_negative("temperature", self.temperature)?;
+        non_negative("resign_threshold", self.resign_threshold)?;
+        unit("resign_disabled_fraction", self.resign_disabled_fraction)?;
+        count("max_plies", u64::from(self.max_plies), 100_000)?;
+        count("games_per_thread", self.games_per_thread as u64, 65_536)?;
+        count("games_per_shard", self.games_per_shard as u64, 1_000_000)?;
+        require(self.threads <= 4096, "threads", "at most 4096 (0 = one per core)", self.threads)?;
         require(
             self.torch_threads <= 4096,
-            "selfplay.torch_threads",
+            "torch_threads",
             "at most 4096 (0 = libtorch's default)",
             self.torch_threads,
         )?;
         require(
             schess::Variant::from_name(&self.variant).is_some(),
-            "selfplay.variant",
+            "variant",
             "seirawan or chess",
             format!("{:?}", self.variant),
         )

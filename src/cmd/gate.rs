@@ -65,7 +65,7 @@ fn load_config(args: &GateArgs) -> Result<GateConfig> {
     if let Some(d) = args.device {
         cfg.device = d;
     }
-    cfg.validate().map_err(anyhow::Error::msg)?;
+    cfg.validate().map_err(|e| e.within("gate"))?;
     Ok(cfg)
 }
 

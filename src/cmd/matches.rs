@@ -88,7 +88,7 @@ pub struct MatchArgs {
 fn parse_sprt(s: &str, alpha: f64, beta: f64) -> Result<SprtConfig> {
     let Some((a, b)) = s.split_once(',') else { bail!("--sprt expects ELO0,ELO1, got {s:?}") };
     let sprt = SprtConfig { elo0: a.trim().parse()?, elo1: b.trim().parse()?, alpha, beta };
-    sprt.validate().map_err(anyhow::Error::msg)?;
+    sprt.validate().map_err(|e| anyhow::anyhow!("--sprt: {e}"))?;
     Ok(sprt)
 }
 

@@ -6,6 +6,7 @@
 //! rather than a silently ignored setting.
 
 use models::{DeviceChoice, Precision};
+use search::config::check::{count, non_negative, positive, require, unit};
 use serde::{Deserialize, Serialize};
 
 /// Which optimiser updates the weights.
@@ -202,93 +203,67 @@ impl Default for TrainConfig {
     }
 }
 
-/// Why a [`TrainConfig`] is unusable.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("train config: `{field}` {problem}")]
-pub struct ConfigError {
-    pub field: &'static str,
-    pub problem: String,
-}
+pub use search::config::ConfigError;
 
 impl TrainConfig {
     /// Checks every setting, so that training cannot fail later on a bad value.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        let err = |field, problem: &str| Err(ConfigError { field, problem: problem.to_string() });
-        let positive_int = [
-            ("batch_size", self.batch_size as u64),
-            ("shuffle_buffer", self.shuffle_buffer as u64),
-            ("prefetch_batches", self.prefetch_batches as u64),
-            ("refresh_every", self.refresh_every),
-            ("checkpoint_every", self.checkpoint_every),
-            ("keep_checkpoints", self.keep_checkpoints as u64),
-            ("candidate_every", self.candidate_every),
-            ("log_every", self.log_every),
-            ("window_min", self.window_min),
+        let counts = [
+            ("batch_size", self.batch_size as u64, 1 << 20),
+            ("shuffle_buffer", self.shuffle_buffer as u64, u64::MAX),
+            ("prefetch_batches", self.prefetch_batches as u64, u64::MAX),
+            ("refresh_every", self.refresh_every, u64::MAX),
+            ("checkpoint_every", self.checkpoint_every, u64::MAX),
+            ("keep_checkpoints", self.keep_checkpoints as u64, u64::MAX),
+            ("candidate_every", self.candidate_every, u64::MAX),
+            ("log_every", self.log_every, u64::MAX),
+            ("window_min", self.window_min, u64::MAX),
         ];
-        for (field, v) in positive_int {
-            if v == 0 {
-                return err(field, "must be at least 1");
-            }
+        for (field, v, max) in counts {
+            count(field, v, max)?;
         }
-        if self.batch_size > 1 << 20 {
-            return err("batch_size", "must be at most 1048576");
-        }
-        if self.window_max < self.window_min {
-            return err("window_max", "must be at least window_min");
-        }
-        let finite_non_negative = [
+        let at_least_min = format!("at least window_min ({})", self.window_min);
+        require(self.window_max >= self.window_min, "window_max", &at_least_min, self.window_max)?;
+        for (field, v) in [
             ("learning_rate", self.learning_rate),
             ("weight_decay", self.weight_decay),
             ("grad_clip_norm", self.grad_clip_norm),
             ("policy_weight", self.policy_weight),
             ("value_weight", self.value_weight),
             ("moves_left_weight", self.moves_left_weight),
+            ("material_weight", self.material_weight),
             ("lr_step_factor", self.lr_step_factor),
             ("lr_final_fraction", self.lr_final_fraction),
             ("window_c", self.window_c),
             ("window_alpha", self.window_alpha),
-        ];
-        for (field, v) in finite_non_negative {
-            if !(v.is_finite() && v >= 0.0) {
-                return err(field, "must be a finite number >= 0");
-            }
+        ] {
+            non_negative(field, v)?;
         }
-        let unit = [
+        for (field, v) in [
             ("momentum", self.momentum),
             ("adam_beta1", self.adam_beta1),
             ("adam_beta2", self.adam_beta2),
             ("q_ratio", self.q_ratio),
-        ];
-        for (field, v) in unit {
-            if !(0.0..=1.0).contains(&v) {
-                return err(field, "must be between 0 and 1");
-            }
+        ] {
+            unit(field, v)?;
         }
-        if !(self.adam_eps.is_finite() && self.adam_eps > 0.0) {
-            return err("adam_eps", "must be > 0");
+        for (field, v) in [
+            ("adam_eps", self.adam_eps),
+            ("moves_left_scale", self.moves_left_scale),
+            ("moves_left_huber_delta", self.moves_left_huber_delta),
+            ("material_scale", self.material_scale),
+            ("train_ratio", self.train_ratio),
+        ] {
+            positive(field, v)?;
         }
-        if !(self.moves_left_scale.is_finite() && self.moves_left_scale > 0.0) {
-            return err("moves_left_scale", "must be > 0");
+        if self.lr_schedule == ScheduleKind::Cosine {
+            count("cosine_steps", self.cosine_steps, u64::MAX).map_err(|mut e| {
+                e.allowed += " with the cosine schedule";
+                e
+            })?;
         }
-        if !(self.moves_left_huber_delta.is_finite() && self.moves_left_huber_delta > 0.0) {
-            return err("moves_left_huber_delta", "must be > 0");
-        }
-        if !(self.material_scale.is_finite() && self.material_scale > 0.0) {
-            return err("material_scale", "must be > 0");
-        }
-        if !(self.material_weight.is_finite() && self.material_weight >= 0.0) {
-            return err("material_weight", "must be >= 0");
-        }
-        if !(self.train_ratio.is_finite() && self.train_ratio > 0.0) {
-            return err("train_ratio", "must be > 0");
-        }
-        if self.lr_schedule == ScheduleKind::Cosine && self.cosine_steps == 0 {
-            return err("cosine_steps", "must be at least 1 with the cosine schedule");
-        }
-        if self.lr_milestones.windows(2).any(|w| w[0] >= w[1]) {
-            return err("lr_milestones", "must be strictly increasing");
-        }
-        Ok(())
+        let increasing = self.lr_milestones.windows(2).all(|w| w[0] < w[1]);
+        require(increasing, "lr_milestones", "strictly increasing", format!("{:?}", self.lr_milestones))
     }
 }
 

@@ -174,7 +174,7 @@ impl Trainer {
         warn: WarningSink,
     ) -> Result<Trainer, TrainError> {
         let run_dir = run_dir.into();
-        cfg.validate()?;
+        cfg.validate().map_err(|e| e.within("train"))?;
         let device = cfg.device.resolve()?;
         let autocast = match cfg.precision.resolve(device) {
             Precision::Bf16 if !device.is_cuda() => {

@@ -208,7 +208,7 @@ pub enum MatchError {
     #[error("{}: {error}", path.display())]
     Io { path: PathBuf, error: std::io::Error },
     #[error("invalid match settings: {0}")]
-    Config(String),
+    Config(#[from] search::config::ConfigError),
 }
 
 /// Plays a match of `first` against `second`. `stop` ends it early (between moves); the
@@ -291,7 +291,7 @@ pub(crate) fn drive(
     work: &Work<'_>,
 ) -> Result<MatchReport, MatchError> {
     if let Some(s) = &cfg.sprt {
-        s.validate().map_err(MatchError::Config)?;
+        s.validate().map_err(|e| e.within("sprt"))?;
     }
     let started = Instant::now();
     let pairs = cfg.games.div_ceil(2).max(1);
