@@ -15,7 +15,7 @@ use crate::games::ProbeCandidate;
 use crate::stats::GateVia;
 use anyhow::Context;
 use schess::{HandPiece, Move, Position, Square, Variant};
-use search::evaluator::Evaluator;
+use search::evaluator::{values_after, Evaluator};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -194,33 +194,14 @@ pub fn probe(
     }
 
     // Value: one forward pass per variant, batched; terminal positions by the rules.
-    let mut values: Vec<Option<f32>> = vec![None; jobs.len()];
-    let mut pending: Vec<(usize, Vec<Position>)> = Vec::new();
-    for (j, &(i, m)) in jobs.iter().enumerate() {
-        let h = &chosen[i].history;
-        let mut after = h.last().expect("non-empty history").clone();
-        after.play_unchecked(m);
-        if !after.has_legal_moves() {
-            values[j] = Some(if after.is_check() { 1.0 } else { 0.0 });
-            continue;
-        }
-        let mut hist = tail(h, history).to_vec();
-        hist.push(after);
-        pending.push((j, hist));
-    }
-    for chunk in pending.chunks(batch) {
-        let histories: Vec<&[Position]> = chunk.iter().map(|(_, h)| h.as_slice()).collect();
-        let evals = evaluator.evaluate(&histories)?;
-        for ((j, _), e) in chunk.iter().zip(evals) {
-            values[*j] = Some(-e.q());
-        }
-    }
-    results.evaluated = pending.len();
+    let lines: Vec<(&[Position], Move)> = jobs.iter().map(|&(i, m)| (tail(&chosen[i].history, history), m)).collect();
+    let scored = values_after(evaluator, &lines, batch)?;
+    results.evaluated = scored.iter().filter(|v| !v.by_rules).count();
 
     let value_of: BTreeMap<(usize, String), f32> =
-        jobs.iter().zip(&values).filter_map(|(&(i, m), v)| v.map(|v| ((i, m.to_uci()), v))).collect();
-    for (&(i, m), v) in jobs.iter().zip(&values) {
-        let (Some((piece, square)), Some(v)) = (m.gate(), *v) else { continue };
+        jobs.iter().zip(&scored).map(|(&(i, m), v)| ((i, m.to_uci()), v.score)).collect();
+    for (&(i, m), v) in jobs.iter().zip(&scored) {
+        let Some((piece, square)) = m.gate() else { continue };
         let pos = chosen[i].position();
         let via = GateVia::of(pos, m).expect("gating move");
         let other = other_piece(m);
@@ -230,7 +211,7 @@ pub fn probe(
             via,
             square,
             piece,
-            value: v,
+            value: v.score,
             twin_value: value_of.get(&(i, m.without_gate().to_uci())).copied(),
             other_piece_value: other.and_then(|o| value_of.get(&(i, o.to_uci())).copied()),
         });

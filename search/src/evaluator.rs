@@ -6,7 +6,7 @@
 //! Priors are in the order of [`schess::Position::legal_moves`], so search can zip them
 //! with its own move list.
 
-use schess::Position;
+use schess::{Move, Position};
 
 /// What an evaluator says about one position.
 #[derive(Debug, Clone, PartialEq)]
@@ -44,6 +44,54 @@ pub trait Evaluator: Send + Sync {
     fn batch_stats(&self) -> Option<(u64, u64)> {
         None
     }
+}
+
+/// A move's expected score for the side that plays it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct MoveValue {
+    /// In [-1, 1].
+    pub score: f32,
+    /// The move ends the game and the rules gave the score (no evaluation was needed).
+    pub by_rules: bool,
+}
+
+/// The expected score of each move for the side that plays it: the rules' value where the
+/// move ends the game (checkmate 1, stalemate 0), otherwise the evaluator's value of the
+/// position after it, negated (the opponent is to move there). `jobs[i]` is a game's
+/// positions up to the one where the move is played (earlier ones feed the history
+/// planes) and the move; positions are evaluated `batch` at a time.
+pub fn values_after(
+    evaluator: &dyn Evaluator,
+    jobs: &[(&[Position], Move)],
+    batch: usize,
+) -> anyhow::Result<Vec<MoveValue>> {
+    let mut out = vec![MoveValue { score: 0.0, by_rules: true }; jobs.len()];
+    let mut pending: Vec<(usize, Vec<Position>)> = Vec::new();
+    for (i, &(history, m)) in jobs.iter().enumerate() {
+        let pos = history.last().ok_or_else(|| anyhow::anyhow!("{m}: no position to play it in"))?;
+        let next = pos.play(m).map_err(|e| anyhow::anyhow!("{m}: {e}"))?;
+        if !next.has_legal_moves() {
+            out[i].score = if next.is_check() { 1.0 } else { 0.0 };
+            continue;
+        }
+        let mut line = history.to_vec();
+        line.push(next);
+        pending.push((i, line));
+    }
+    for chunk in pending.chunks(batch.max(1)) {
+        let lines: Vec<&[Position]> = chunk.iter().map(|(_, l)| l.as_slice()).collect();
+        let evals = evaluator.evaluate(&lines)?;
+        anyhow::ensure!(
+            evals.len() == lines.len(),
+            "evaluator returned {} evaluations for {}",
+            evals.len(),
+            lines.len()
+        );
+        for ((i, _), e) in chunk.iter().zip(evals) {
+            out[*i] = MoveValue { score: -e.q(), by_rules: false };
+        }
+    }
+    Ok(out)
 }
 
 /// Smart pointers to an evaluator are evaluators (every method forwarded).
@@ -193,5 +241,24 @@ mod tests {
         let start = &MaterialEvaluator.evaluate(&[&[Position::startpos()][..]]).unwrap()[0];
         assert_eq!(start.q(), 0.0);
         assert!(material_q(9.0) > material_q(5.0) && material_q(1.0) > 0.2);
+    }
+
+    #[test]
+    fn values_after_moves_come_from_the_rules_or_the_evaluator() {
+        // Ra8 mates; Rxb1 takes the knight (White then leads by 2 pawns); Kf1 leaves
+        // White a pawn behind.
+        let pos: Position = "6k1/5ppp/8/8/8/8/8/Rn4K1[] w - - 0 1".parse().unwrap();
+        let history = [Position::startpos(), pos.clone()];
+        let mv = |uci: &str| pos.parse_uci(uci).unwrap();
+        let jobs: Vec<(&[Position], Move)> = ["a1a8", "a1b1", "g1f1"].iter().map(|u| (&history[..], mv(u))).collect();
+        let v = values_after(&MaterialEvaluator, &jobs, 1).unwrap();
+        assert_eq!(v[0], MoveValue { score: 1.0, by_rules: true });
+        assert!(!v[1].by_rules && (v[1].score - material_q(2.0)).abs() < 1e-6, "{:?}", v[1]);
+        assert!(!v[2].by_rules && (v[2].score - material_q(-1.0)).abs() < 1e-6, "{:?}", v[2]);
+        assert_eq!(values_after(&MaterialEvaluator, &jobs, 64).unwrap(), v);
+        let e2e4 = Position::startpos().parse_uci("e2e4").unwrap();
+        let e = values_after(&MaterialEvaluator, &[(&history[..], e2e4)], 8).unwrap_err().to_string();
+        assert!(e.starts_with("e2e4"), "{e}");
+        assert!(values_after(&MaterialEvaluator, &[(&[][..], mv("a1a8"))], 8).is_err());
     }
 }

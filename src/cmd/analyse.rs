@@ -103,30 +103,6 @@ pub struct Analysis {
     pub search: Option<SearchView>,
 }
 
-/// The mover's expected score after each of `moves` from the end of `history`.
-fn values_after(evaluator: &dyn Evaluator, history: &[Position], moves: &[Move]) -> Result<Vec<f32>> {
-    let pos = history.last().context("empty history")?;
-    let mut lines: Vec<Vec<Position>> = Vec::new();
-    let mut out = vec![0.0f32; moves.len()];
-    let mut ask = Vec::new();
-    for (i, &m) in moves.iter().enumerate() {
-        let next = pos.play(m).map_err(|e| anyhow::anyhow!("{m}: {e}"))?;
-        if !next.has_legal_moves() {
-            out[i] = if next.is_check() { 1.0 } else { 0.0 };
-            continue;
-        }
-        let mut line = history.to_vec();
-        line.push(next);
-        lines.push(line);
-        ask.push(i);
-    }
-    let refs: Vec<&[Position]> = lines.iter().map(Vec::as_slice).collect();
-    for (&i, e) in ask.iter().zip(evaluator.evaluate(&refs)?) {
-        out[i] = -e.q();
-    }
-    Ok(out)
-}
-
 /// Analyses the last position of `history` (a game's positions) with `evaluator`.
 pub fn analyse(evaluator: &Arc<dyn Evaluator>, game: &Game, top: usize, nodes: u64) -> Result<Analysis> {
     let history = game.positions();
@@ -160,7 +136,9 @@ pub fn analyse(evaluator: &Arc<dyn Evaluator>, game: &Game, top: usize, nodes: u
         }
         relatives.push(rel);
     }
-    let values = values_after(evaluator.as_ref(), history, &wanted)?;
+    let jobs: Vec<(&[Position], Move)> = wanted.iter().map(|&m| (history, m)).collect();
+    let values: Vec<f32> =
+        search::evaluator::values_after(evaluator.as_ref(), &jobs, jobs.len())?.iter().map(|v| v.score).collect();
     let value_of = |m: Move| wanted.iter().position(|&x| x == m).map(|k| values[k]);
     let view = |m: Move| MoveView {
         uci: m.to_uci(),

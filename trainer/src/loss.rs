@@ -18,34 +18,6 @@ use crate::data::Batch;
 use models::NetOutput;
 use tch::{Kind, Reduction, Tensor};
 
-/// Loss weights and shapes, from the [`TrainConfig`].
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct LossConfig {
-    pub policy_weight: f64,
-    pub value_weight: f64,
-    pub q_ratio: f64,
-    pub moves_left_weight: f64,
-    pub moves_left_scale: f64,
-    pub moves_left_huber_delta: f64,
-    pub material_weight: f64,
-    pub material_scale: f64,
-}
-
-impl From<&TrainConfig> for LossConfig {
-    fn from(c: &TrainConfig) -> Self {
-        LossConfig {
-            policy_weight: c.policy_weight,
-            value_weight: c.value_weight,
-            q_ratio: c.q_ratio,
-            moves_left_weight: c.moves_left_weight,
-            moves_left_scale: c.moves_left_scale,
-            moves_left_huber_delta: c.moves_left_huber_delta,
-            material_weight: c.material_weight,
-            material_scale: c.material_scale,
-        }
-    }
-}
-
 /// One batch's losses and metrics, as scalar tensors on the training device (reading
 /// them synchronises with the device, so callers accumulate and read them rarely).
 #[derive(Debug)]
@@ -86,8 +58,8 @@ fn scaled_huber(pred: &Tensor, target: &Tensor, scale: f64, delta: f64) -> Tenso
     (pred.to_kind(Kind::Float) / scale).huber_loss(&(target / scale), Reduction::Mean, delta)
 }
 
-/// Losses of `out` against `batch`.
-pub fn compute(out: &NetOutput, batch: &Batch, cfg: &LossConfig) -> Losses {
+/// Losses of `out` against `batch`, with the weights and shapes of `cfg`'s loss fields.
+pub fn compute(out: &NetOutput, batch: &Batch, cfg: &TrainConfig) -> Losses {
     let mut policy_logits = out.policy.to_kind(Kind::Float);
     if let Some(legal) = &batch.legal {
         policy_logits = &policy_logits + (1.0 - legal) * ILLEGAL_LOGIT;
@@ -167,7 +139,7 @@ mod tests {
             moves_left: Some(t(&[10.0, 20.0], &[2])),
             material: None,
         };
-        let cfg = LossConfig {
+        let cfg = TrainConfig {
             policy_weight: 1.0,
             value_weight: 2.0,
             q_ratio: 0.0,
@@ -176,6 +148,7 @@ mod tests {
             moves_left_huber_delta: 0.5,
             material_weight: 1.0,
             material_scale: 4.0,
+            ..TrainConfig::default()
         };
         let l = compute(&out, &batch(), &cfg);
         let ln3 = 3f64.ln();
@@ -201,7 +174,7 @@ mod tests {
             moves_left: None,
             material: None,
         };
-        let mut cfg = LossConfig::from(&TrainConfig::default());
+        let mut cfg = TrainConfig::default();
         let plain = v(&compute(&out, &batch(), &cfg).value);
         cfg.q_ratio = 1.0;
         let l = compute(&out, &batch(), &cfg);
@@ -220,7 +193,7 @@ mod tests {
             moves_left: None,
             material: Some(t(&[4.0, -2.0], &[2])),
         };
-        let cfg = LossConfig::from(&TrainConfig::default());
+        let cfg = TrainConfig::default();
         let mut b = batch();
         let unmasked = v(&compute(&out, &b, &cfg).policy);
         assert!(unmasked > 15.0, "{unmasked}");
@@ -247,7 +220,7 @@ mod tests {
             material: None,
         };
         // Both predict a sure win; results are a win and a loss: errors 0 and 2.
-        let l = compute(&out, &batch(), &LossConfig::from(&TrainConfig::default()));
+        let l = compute(&out, &batch(), &TrainConfig::default());
         assert!((v(&l.value_mse) - 2.0).abs() < 1e-5);
     }
 }

@@ -14,7 +14,7 @@ use crate::checkpoint::{self, TrainerState};
 use crate::config::TrainConfig;
 use crate::data::{HostBatch, Loader, Targets};
 use crate::error::TrainError;
-use crate::loss::{self, LossConfig};
+use crate::loss;
 use crate::optim::{OptimConfig, Optimizer};
 use crate::sampler::Sampler;
 use crate::schedule::learning_rate;
@@ -125,7 +125,6 @@ struct Resumed {
 pub struct Trainer {
     run_dir: PathBuf,
     cfg: TrainConfig,
-    loss_cfg: LossConfig,
     device: Device,
     autocast: bool,
     history: usize,
@@ -284,7 +283,6 @@ impl Trainer {
             }
         };
         let mut t = Trainer {
-            loss_cfg: LossConfig::from(cfg),
             loader: Loader::new(
                 cfg.loader_threads,
                 Targets {
@@ -486,7 +484,7 @@ impl Trainer {
         } else {
             self.net.forward_t(&batch.inputs, true)?
         };
-        let l = loss::compute(&out, &batch, &self.loss_cfg);
+        let l = loss::compute(&out, &batch, &self.cfg);
         l.total.backward();
         let grad_norm = self.optim.clip_grad_norm(self.cfg.grad_clip_norm);
         let lr = learning_rate(&self.cfg, self.step);
