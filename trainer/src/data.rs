@@ -7,35 +7,35 @@
 //! genuinely slower than training.
 
 use crate::window::SampleRef;
-use models::encoding::{encode, input_len, planes};
+use models::encoding::{encode, planes};
 use models::policy_index::{index_of, POLICY_SIZE};
+use ndarray::{Array, Array1, Array2, Array4, ArrayView1, Axis, Dimension};
 use std::collections::BTreeMap;
 use std::collections::VecDeque;
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use tch::{Device, Kind, Tensor};
+use tch::{Device, Tensor};
 
-/// A batch in host memory.
+/// A batch in host memory, each field an array shaped like the tensor it becomes.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct HostBatch {
-    pub(crate) len: usize,
     /// `[len, planes, 8, 8]`.
-    pub(crate) inputs: Vec<f32>,
+    pub(crate) inputs: Array4<f32>,
     /// `[len, POLICY_SIZE]`, each row summing to 1.
-    pub(crate) policy: Vec<f32>,
+    pub(crate) policy: Array2<f32>,
     /// `[len, 3]`: the game result for the side to move, one-hot W/D/L.
-    pub(crate) wdl: Vec<f32>,
+    pub(crate) wdl: Array2<f32>,
     /// `[len, 3]`: the search's root W/D/L, side to move's view.
-    pub(crate) root_wdl: Vec<f32>,
+    pub(crate) root_wdl: Array2<f32>,
     /// `[len]`: plies left in the game after this position.
-    pub(crate) moves_left: Vec<f32>,
-    /// `[len]`: the side to move's live material lead `horizon` plies later (pawns);
-    /// empty without a material target.
-    pub(crate) material: Vec<f32>,
-    /// `[len, POLICY_SIZE]`: 1 for the legal moves, 0 elsewhere; empty when the policy is
-    /// not masked.
-    pub(crate) legal: Vec<f32>,
+    pub(crate) moves_left: Array1<f32>,
+    /// `[len]`: the side to move's live material lead `horizon` plies later (pawns),
+    /// when the network has a material head.
+    pub(crate) material: Option<Array1<f32>>,
+    /// `[len, POLICY_SIZE]`: 1 for the legal moves, 0 elsewhere, when the policy is
+    /// masked.
+    pub(crate) legal: Option<Array2<f32>>,
 }
 
 /// What a batch holds besides planes, policy and result (from the network and config).
@@ -68,26 +68,25 @@ impl HostBatch {
     pub(crate) fn build(refs: &[SampleRef], t: Targets) -> HostBatch {
         let history = t.history;
         let n = refs.len();
-        let len = input_len(history);
         let mut b = HostBatch {
-            len: n,
-            inputs: vec![0.0; n * len],
-            policy: vec![0.0; n * POLICY_SIZE],
-            wdl: vec![0.0; n * 3],
-            root_wdl: vec![0.0; n * 3],
-            moves_left: vec![0.0; n],
-            material: vec![0.0; if t.material_horizon.is_some() { n } else { 0 }],
-            legal: vec![0.0; if t.legal_mask { n * POLICY_SIZE } else { 0 }],
+            inputs: Array4::zeros((n, planes(history), 8, 8)),
+            policy: Array2::zeros((n, POLICY_SIZE)),
+            wdl: Array2::zeros((n, 3)),
+            root_wdl: Array2::zeros((n, 3)),
+            moves_left: Array1::zeros(n),
+            material: t.material_horizon.map(|_| Array1::zeros(n)),
+            legal: t.legal_mask.then(|| Array2::zeros((n, POLICY_SIZE))),
         };
         for (i, r) in refs.iter().enumerate() {
             let game = &r.game;
             let s = r.sample();
             let ply = s.ply as usize;
-            encode(&game.positions[..=ply], history, &mut b.inputs[i * len..(i + 1) * len]);
+            let mut planes = b.inputs.index_axis_mut(Axis(0), i);
+            encode(&game.positions[..=ply], history, planes.as_slice_mut().expect(CONTIGUOUS));
             // Sums were checked to be positive when the shard was loaded; normalising
             // makes pruned or rounded targets proper distributions.
             let sum: f32 = s.policy.iter().map(|p| p.1).sum();
-            let row = &mut b.policy[i * POLICY_SIZE..(i + 1) * POLICY_SIZE];
+            let mut row = b.policy.row_mut(i);
             for &(idx, p) in &s.policy {
                 row[idx as usize] += p / sum;
             }
@@ -96,18 +95,17 @@ impl HostBatch {
                 schess::Color::White => game.result,
                 schess::Color::Black => -game.result,
             };
-            b.wdl[i * 3 + (1 - result) as usize] = 1.0;
-            b.root_wdl[i * 3..i * 3 + 3].copy_from_slice(&s.root_wdl);
+            b.wdl[[i, (1 - result) as usize]] = 1.0;
+            b.root_wdl.row_mut(i).assign(&ArrayView1::from(&s.root_wdl));
             b.moves_left[i] = game.plies.saturating_sub(ply) as f32;
-            if let Some(h) = t.material_horizon {
+            if let (Some(h), Some(material)) = (t.material_horizon, b.material.as_mut()) {
                 let later = &game.positions[(ply + h).min(game.positions.len() - 1)];
                 let white_lead = schess::material::live_balance(later) as f32;
-                b.material[i] = if turn == schess::Color::White { white_lead } else { -white_lead };
+                material[i] = if turn == schess::Color::White { white_lead } else { -white_lead };
             }
-            if t.legal_mask {
-                let pos = &game.positions[ply];
-                let row = &mut b.legal[i * POLICY_SIZE..(i + 1) * POLICY_SIZE];
-                for m in pos.legal_moves() {
+            if let Some(legal) = b.legal.as_mut() {
+                let mut row = legal.row_mut(i);
+                for m in game.positions[ply].legal_moves() {
                     if let Some(k) = index_of(m, turn) {
                         row[k] = 1.0;
                     }
@@ -117,21 +115,31 @@ impl HostBatch {
         b
     }
 
-    /// Copies the batch to `device` as fp32 tensors.
-    pub(crate) fn to_device(&self, device: Device, history: usize) -> Batch {
-        let n = self.len as i64;
-        let t = |v: &[f32], shape: &[i64]| Tensor::from_slice(v).view(shape).to_device(device);
+    /// Positions in the batch.
+    pub(crate) fn len(&self) -> usize {
+        self.inputs.len_of(Axis(0))
+    }
+
+    /// Copies the batch to `device` as fp32 tensors (tch's conversion from ndarray keeps
+    /// each array's shape).
+    pub(crate) fn to_device(&self, device: Device) -> Batch {
+        fn t<D: Dimension>(a: &Array<f32, D>, device: Device) -> Tensor {
+            Tensor::try_from(a).expect("a standard-layout f32 array converts").to_device(device)
+        }
         Batch {
-            inputs: t(&self.inputs, &[n, planes(history) as i64, 8, 8]),
-            policy: t(&self.policy, &[n, POLICY_SIZE as i64]),
-            wdl: t(&self.wdl, &[n, 3]),
-            root_wdl: t(&self.root_wdl, &[n, 3]),
-            moves_left: t(&self.moves_left, &[n]).to_kind(Kind::Float),
-            material: (!self.material.is_empty()).then(|| t(&self.material, &[n])),
-            legal: (!self.legal.is_empty()).then(|| t(&self.legal, &[n, POLICY_SIZE as i64])),
+            inputs: t(&self.inputs, device),
+            policy: t(&self.policy, device),
+            wdl: t(&self.wdl, device),
+            root_wdl: t(&self.root_wdl, device),
+            moves_left: t(&self.moves_left, device),
+            material: self.material.as_ref().map(|a| t(a, device)),
+            legal: self.legal.as_ref().map(|a| t(a, device)),
         }
     }
 }
+
+/// Rows of the freshly allocated (standard-layout) arrays are contiguous.
+const CONTIGUOUS: &str = "rows of a standard-layout array are contiguous";
 
 /// The loader threads died (a bug: batch building does not fail on valid samples).
 #[derive(Debug, thiserror::Error)]
@@ -256,10 +264,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let refs = refs(dir.path());
         let b = HostBatch::build(&refs, targets(2));
-        assert_eq!(b.len, refs.len());
+        assert_eq!(b.len(), refs.len());
         for (i, r) in refs.iter().enumerate() {
             let s = r.sample();
-            let row = &b.policy[i * POLICY_SIZE..(i + 1) * POLICY_SIZE];
+            let row = b.policy.row(i);
             assert!((row.iter().sum::<f32>() - 1.0).abs() < 1e-5);
             for &(idx, p) in &s.policy {
                 assert!(row[idx as usize] >= p - 1e-6);
@@ -272,27 +280,33 @@ mod tests {
                 0 => [0.0, 1.0, 0.0],
                 _ => [0.0, 0.0, 1.0],
             };
-            assert_eq!(&b.wdl[i * 3..i * 3 + 3], &expected);
-            assert_eq!(&b.root_wdl[i * 3..i * 3 + 3], &s.root_wdl);
+            assert_eq!(b.wdl.row(i), ArrayView1::from(&expected));
+            assert_eq!(b.root_wdl.row(i), ArrayView1::from(&s.root_wdl));
             assert_eq!(b.moves_left[i], (r.game.plies - s.ply as usize) as f32);
             // Planes equal a direct encoding of the game's positions.
-            let mut planes = vec![0.0; input_len(2)];
+            let mut planes = vec![0.0; models::encoding::input_len(2)];
             encode(&r.game.positions[..=s.ply as usize], 2, &mut planes);
-            assert_eq!(&b.inputs[i * planes.len()..(i + 1) * planes.len()], &planes[..]);
+            assert_eq!(b.inputs.index_axis(Axis(0), i).as_slice().unwrap(), &planes[..]);
             // Material three plies on (or at the end), from the side to move's view.
             let ply = s.ply as usize;
             let later = &r.game.positions[(ply + 3).min(r.game.plies)];
             let lead = schess::material::live_balance(later) as f32;
-            assert_eq!(b.material[i], if white_to_move { lead } else { -lead });
+            assert_eq!(b.material.as_ref().unwrap()[i], if white_to_move { lead } else { -lead });
             // The mask is exactly the legal moves, and covers the policy target.
-            let mask = &b.legal[i * POLICY_SIZE..(i + 1) * POLICY_SIZE];
+            let mask = b.legal.as_ref().unwrap().row(i);
             let pos = &r.game.positions[ply];
             assert_eq!(mask.iter().filter(|&&v| v == 1.0).count() as u64, pos.count_legal_moves());
             assert!(s.policy.iter().all(|&(idx, _)| mask[idx as usize] == 1.0));
         }
-        let t = b.to_device(Device::Cpu, 2);
+        let t = b.to_device(Device::Cpu);
         assert_eq!(t.inputs.size(), [refs.len() as i64, planes(2) as i64, 8, 8]);
         assert_eq!(t.policy.size(), [refs.len() as i64, POLICY_SIZE as i64]);
+        assert_eq!(t.material.as_ref().unwrap().size(), [refs.len() as i64]);
+        // The tensors hold the arrays' values in the arrays' order.
+        let back: ndarray::ArrayD<f32> = (&t.inputs).try_into().unwrap();
+        assert_eq!(back.as_slice().unwrap(), b.inputs.as_slice().unwrap());
+        let legal: ndarray::ArrayD<f32> = t.legal.as_ref().unwrap().try_into().unwrap();
+        assert_eq!(legal.into_dimensionality::<ndarray::Ix2>().unwrap(), *b.legal.as_ref().unwrap());
     }
 
     /// Release-mode figures of the data pipeline alone:
@@ -315,7 +329,7 @@ mod tests {
         let b = HostBatch::build(&refs, targets(2));
         let t0 = std::time::Instant::now();
         for _ in 0..20 {
-            std::hint::black_box(b.to_device(Device::Cpu, 2));
+            std::hint::black_box(b.to_device(Device::Cpu));
         }
         println!("making its tensors: {:?}", t0.elapsed() / 20);
     }

@@ -127,7 +127,6 @@ pub struct Trainer {
     cfg: TrainConfig,
     device: Device,
     autocast: bool,
-    history: usize,
     net: Net,
     optim: Optimizer,
     step: u64,
@@ -295,7 +294,6 @@ impl Trainer {
             run_dir,
             device,
             autocast,
-            history,
             net,
             optim,
             step: resumed.step,
@@ -448,8 +446,8 @@ impl Trainer {
             self.pending.pop_front();
             self.train_batch(&host)?;
             self.step += 1;
-            self.allowance -= host.len as f64;
-            self.samples_trained += host.len as u64;
+            self.allowance -= host.len() as f64;
+            self.samples_trained += host.len() as u64;
             let metrics = if due(self.step, self.cfg.log_every) { Some(self.log()) } else { None };
             if due(self.step, self.cfg.checkpoint_every) {
                 self.save_checkpoint()?;
@@ -477,7 +475,7 @@ impl Trainer {
 
     /// One optimiser step on `host`.
     fn train_batch(&mut self, host: &HostBatch) -> Result<(), TrainError> {
-        let batch = host.to_device(self.device, self.history);
+        let batch = host.to_device(self.device);
         self.optim.zero_grad();
         let out = if self.autocast {
             tch::autocast(true, || self.net.forward_t(&batch.inputs, true))?
@@ -500,7 +498,7 @@ impl Trainer {
             l.material,
             l.value_mse,
         ];
-        self.meter.add(values, host.len as u64, lr);
+        self.meter.add(values, host.len() as u64, lr);
         Ok(())
     }
 
