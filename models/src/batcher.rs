@@ -8,6 +8,7 @@
 
 use crate::evaluator::{finish, prepare, run_net};
 use crate::net::Net;
+use ndarray::{Array4, Axis};
 use schess::Position;
 use search::{Evaluation, Evaluator};
 use std::collections::HashMap;
@@ -16,7 +17,8 @@ use std::time::{Duration, Instant};
 
 struct Request {
     id: u64,
-    input: Vec<f32>,
+    /// `[n, planes, 8, 8]`.
+    input: Array4<f32>,
     n: usize,
 }
 
@@ -81,14 +83,11 @@ impl BatchingNetEvaluator {
         drop(st);
 
         let rows: usize = batch.iter().map(|r| r.n).sum();
-        let mut input = Vec::with_capacity(batch.iter().map(|r| r.input.len()).sum());
-        for r in &batch {
-            input.extend_from_slice(&r.input);
-        }
-        let result = {
+        let inputs: Vec<_> = batch.iter().map(|r| r.input.view()).collect();
+        let result = ndarray::concatenate(Axis(0), &inputs).map_err(|e| format!("{e}")).and_then(|input| {
             let net = self.net.lock().unwrap_or_else(|e| e.into_inner());
-            run_net(&net, &input, rows).map(Arc::new).map_err(|e| format!("{e:#}"))
-        };
+            run_net(&net, &input).map(Arc::new).map_err(|e| format!("{e:#}"))
+        });
         {
             let mut s = self.stats.lock().unwrap_or_else(|e| e.into_inner());
             s.0 += 1;

@@ -6,9 +6,10 @@
 
 use search::evaluator::{masked_softmax, material_q, Evaluation, Evaluator};
 
-use crate::encoding::{encode, input_len};
+use crate::encoding::{encode, planes};
 use crate::net::Net;
 use crate::policy_index::index_of;
+use ndarray::Array4;
 use schess::Position;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -93,7 +94,8 @@ pub fn softmax3(l: &[f32]) -> [f32; 3] {
 
 /// Inputs of a batch, encoded on the caller's thread: planes and legal-move indices.
 pub struct Prepared {
-    pub input: Vec<f32>,
+    /// `[positions, planes, 8, 8]`.
+    pub input: Array4<f32>,
     pub legal: Vec<Vec<usize>>,
 }
 
@@ -108,10 +110,9 @@ pub struct RawOutput {
 /// Encodes a batch (planes + legal move indices): the CPU-side half of an evaluation,
 /// done by the calling search thread so that a shared network thread only runs the net.
 pub fn prepare(histories: &[&[Position]], history: usize) -> Prepared {
-    let len = input_len(history);
-    let mut input = vec![0f32; len * histories.len()];
-    for (h, chunk) in histories.iter().zip(input.chunks_mut(len)) {
-        encode(h, history, chunk);
+    let mut input = Array4::zeros((histories.len(), planes(history), 8, 8));
+    for (h, mut rows) in histories.iter().zip(input.outer_iter_mut()) {
+        encode(h, history, rows.as_slice_mut().expect("rows of a fresh array are contiguous"));
     }
     let legal = histories
         .iter()
@@ -124,10 +125,9 @@ pub fn prepare(histories: &[&[Position]], history: usize) -> Prepared {
     Prepared { input, legal }
 }
 
-/// Runs `net` on `n` encoded positions.
-pub fn run_net(net: &Net, input: &[f32], n: usize) -> anyhow::Result<RawOutput> {
-    let planes = (input.len() / n.max(1) / 64) as i64;
-    let xs = Tensor::from_slice(input).view([n as i64, planes, 8, 8]);
+/// Runs `net` on encoded positions (`[positions, planes, 8, 8]`).
+pub fn run_net(net: &Net, input: &Array4<f32>) -> anyhow::Result<RawOutput> {
+    let xs = Tensor::try_from(input)?;
     let out = net.infer(&xs)?;
     let to_vec = |t: &Tensor| -> anyhow::Result<Vec<f32>> {
         Ok(Vec::<f32>::try_from(t.to_kind(Kind::Float).to_device(tch::Device::Cpu).flatten(0, -1))?)
@@ -184,7 +184,7 @@ impl Evaluator for NetEvaluator {
         let prepared = prepare(histories, self.history);
         let raw = {
             let net = self.lock();
-            run_net(&net, &prepared.input, histories.len())?
+            run_net(&net, &prepared.input)?
         };
         self.calls.fetch_add(1, Ordering::Relaxed);
         self.rows.fetch_add(histories.len() as u64, Ordering::Relaxed);

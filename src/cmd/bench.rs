@@ -94,9 +94,9 @@ struct Report {
 /// Positions/s of `net` at batch `n` through search's inference path.
 fn time_inference(net: &Net, n: usize, seconds: f64) -> Result<InferencePoint> {
     let planes = net.config().input_planes as usize;
-    let input: Vec<f32> = Vec::try_from(Tensor::randn([(n * planes * 64) as i64], (Kind::Float, tch::Device::Cpu)))?;
-    let (calls, per_call) = time_calls(seconds, 2, || models::evaluator::run_net(net, &input, n).map(drop))?;
-    let xs = Tensor::from_slice(&input).view([n as i64, planes as i64, 8, 8]);
+    let xs = Tensor::randn([n as i64, planes as i64, 8, 8], (Kind::Float, tch::Device::Cpu));
+    let input = ndarray::Array4::from_shape_vec((n, planes, 8, 8), Vec::<f32>::try_from(xs.flatten(0, -1))?)?;
+    let (calls, per_call) = time_calls(seconds, 2, || models::evaluator::run_net(net, &input).map(drop))?;
     let (_, forward_per_call) = time_calls(seconds, 1, || Ok(net.infer(&xs).map(drop)?))?;
     Ok(InferencePoint {
         batch: n,
