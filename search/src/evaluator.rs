@@ -70,8 +70,11 @@ pub fn values_after(
     for (i, &(history, m)) in jobs.iter().enumerate() {
         let pos = history.last().ok_or_else(|| anyhow::anyhow!("{m}: no position to play it in"))?;
         let next = pos.play(m).map_err(|e| anyhow::anyhow!("{m}: {e}"))?;
-        if !next.has_legal_moves() {
-            out[i].score = if next.is_check() { 1.0 } else { 0.0 };
+        if next.is_checkmate() {
+            out[i].score = 1.0;
+            continue;
+        }
+        if next.is_stalemate() {
             continue;
         }
         let mut line = history.to_vec();
