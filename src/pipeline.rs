@@ -13,7 +13,7 @@
 use crate::config::RunConfig;
 use crate::rundir::RunDir;
 use anyhow::{Context, Result};
-use eval::gate::{append_log, promote, read_log, test_candidate};
+use eval::gate::{commit_decision, complete_promotion, read_log, test_candidate};
 use indicatif::{ProgressBar, ProgressStyle};
 use selfplay::runner::{play_into, NetworkSource, RunOptions, SwappableNetwork};
 use selfplay::stats::SelfplayStats;
@@ -131,13 +131,7 @@ pub fn thread_budget(cfg: &RunConfig) -> String {
 /// Creates the generation-0 network on a first start, and completes a promotion that
 /// was interrupted between its log entry and the copy.
 fn ensure_best(cfg: &RunConfig, run: &RunDir) -> Result<()> {
-    let log = read_log(&run.root)?;
-    if let Some(last) = log.iter().rev().find(|d| d.promoted) {
-        let same = std::fs::read(&last.candidate).ok().zip(std::fs::read(run.best()).ok()).is_some_and(|(a, b)| a == b);
-        if !same && last.candidate.exists() {
-            promote(&run.root, &last.candidate)?;
-        }
-    }
+    complete_promotion(&run.root)?;
     if !run.best().exists() {
         models::tch::manual_seed(cfg.train.seed as i64);
         let net = models::Net::new(cfg.network.net_config(), models::tch::Device::Cpu)?;
@@ -336,11 +330,8 @@ fn gate_stage(cfg: &RunConfig, run: &RunDir, status: &Status, stop: &AtomicBool)
         if decision.aborted {
             break;
         }
-        // The log entry is the commit point; the copy follows (redone on restart).
-        decision.promoted = decision.passed;
-        append_log(&run.root, &decision)?;
+        commit_decision(&run.root, &mut decision)?;
         if decision.promoted {
-            promote(&run.root, &candidate)?;
             status.generation.fetch_add(1, Ordering::Relaxed);
         }
         status.gated_step.fetch_max(decision.candidate_step.unwrap_or(0), Ordering::Relaxed);

@@ -114,13 +114,40 @@ pub fn run_gate_with(
         let stem = candidate.file_stem().map_or("candidate".into(), |s| s.to_string_lossy().into_owned());
         gate_dir.join(format!("{}-{stem}.pgn", unix_now()))
     });
+    complete_promotion(run_dir)?;
     let mut decision = test_candidate(candidate, best.as_deref(), cfg, stop, pgn, progress)?;
-    if decision.passed && !decision.aborted {
-        promote(run_dir, candidate)?;
-        decision.promoted = true;
-    }
-    append_log(run_dir, &decision)?;
+    commit_decision(run_dir, &mut decision)?;
     Ok(decision)
+}
+
+/// Records `decision` in the run: the one promotion path of every stage and command. The
+/// log entry is the commit point (a passed, finished test is a promotion from then on);
+/// the copy to `best.safetensors` follows, and [`complete_promotion`] redoes it after a
+/// crash in between, so the log and the generation count never miss a promotion.
+pub fn commit_decision(run_dir: &Path, decision: &mut GateDecision) -> Result<(), GateError> {
+    decision.promoted = decision.passed && !decision.aborted;
+    append_log(run_dir, decision)?;
+    if decision.promoted {
+        promote(run_dir, &decision.candidate)?;
+    }
+    Ok(())
+}
+
+/// Finishes a promotion that a crash interrupted between its log entry and the copy:
+/// makes the last promoted candidate `best.safetensors` again if it is not. Returns
+/// whether it had to. (A candidate deleted since is left alone: `best.safetensors` is
+/// then the newest network there is.)
+pub fn complete_promotion(run_dir: &Path) -> Result<bool, GateError> {
+    let log = read_log(run_dir)?;
+    let Some(last) = log.iter().rev().find(|d| d.promoted) else { return Ok(false) };
+    let best = run_dir.join(BEST_FILE);
+    let read = |p: &Path| std::fs::read(p).ok();
+    let Some(candidate) = read(&last.candidate) else { return Ok(false) };
+    if read(&best).as_ref() == Some(&candidate) {
+        return Ok(false);
+    }
+    promote(run_dir, &last.candidate)?;
+    Ok(true)
 }
 
 /// Plays the configured test of `candidate` against `best` (no promotion, no log).
@@ -259,8 +286,9 @@ fn unix_now() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
 
-/// Makes `candidate` the run's best network atomically (see the module docs).
-pub fn promote(run_dir: &Path, candidate: &Path) -> Result<(), GateError> {
+/// Makes `candidate` the run's best network atomically (see the module docs). Only
+/// after its decision is logged: see [`commit_decision`].
+fn promote(run_dir: &Path, candidate: &Path) -> Result<(), GateError> {
     let target = run_dir.join(BEST_FILE);
     models::io::commit_with(&target, |tmp| {
         std::fs::copy(candidate, tmp)?;
@@ -452,6 +480,30 @@ mod tests {
             .filter(|e| e.file_name().to_string_lossy().contains(".tmp."))
             .collect();
         assert!(leftovers.is_empty());
+    }
+
+    /// Lead of the run-store issue: the log entry commits a promotion, the copy follows.
+    /// A copy that fails (a crash there) leaves the promotion logged, and the next start
+    /// completes it; the old order (copy, then log) lost the log entry instead.
+    #[test]
+    fn a_promotion_is_logged_before_the_copy_and_completed_after_a_crash() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = dir.path();
+        let a = run.join("a.safetensors");
+        save_net(&a, 1, 10);
+        std::fs::create_dir_all(run.join(GATE_DIR)).unwrap();
+        let mut d =
+            test_candidate(&a, None, &GateConfig::default(), &AtomicBool::new(false), None, &mut |_| {}).unwrap();
+        // best.safetensors cannot be written while a directory stands in its place.
+        std::fs::create_dir(run.join(BEST_FILE)).unwrap();
+        assert!(commit_decision(run, &mut d).is_err());
+        let log = read_log(run).unwrap();
+        assert_eq!(log.len(), 1);
+        assert!(log[0].promoted && log[0].candidate == a);
+        std::fs::remove_dir(run.join(BEST_FILE)).unwrap();
+        assert!(complete_promotion(run).unwrap());
+        assert_eq!(std::fs::read(run.join(BEST_FILE)).unwrap(), std::fs::read(&a).unwrap());
+        assert!(!complete_promotion(run).unwrap(), "nothing left to complete");
     }
 
     #[test]
