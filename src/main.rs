@@ -6,7 +6,6 @@ use std::process::ExitCode;
 mod cmd;
 mod config;
 mod pipeline;
-mod rundir;
 mod startup;
 
 #[derive(Parser)]

@@ -1,5 +1,5 @@
 //! `szero run`: self-play, training and gating running concurrently over one run
-//! directory (see [`crate::rundir`]). The stages share nothing but files, so each can be
+//! directory (see the `runstore` crate). The stages share nothing but files, so each can be
 //! killed and restarted on its own, and every file they exchange is written atomically:
 //!
 //! * self-play reads `best.safetensors` and writes whole shards;
@@ -11,10 +11,10 @@
 //! The generation of the best network is the number of promotions in the gate log.
 
 use crate::config::RunConfig;
-use crate::rundir::RunDir;
 use anyhow::{Context, Result};
 use eval::gate::{commit_decision, complete_promotion, read_log, test_candidate};
 use indicatif::{ProgressBar, ProgressStyle};
+use runstore::RunLayout;
 use selfplay::runner::{play_into, NetworkSource, RunOptions, SwappableNetwork};
 use selfplay::stats::SelfplayStats;
 use selfplay::writer::ShardWriter;
@@ -43,7 +43,7 @@ pub struct Status {
 }
 
 /// Runs the whole loop until `stop` is set or a `[run]` limit is reached.
-pub fn run(cfg: &RunConfig, config_text: &str, run: &RunDir, stop: &AtomicBool) -> Result<()> {
+pub fn run(cfg: &RunConfig, config_text: &str, run: &RunLayout, stop: &AtomicBool) -> Result<()> {
     run.create()?;
     if !run.config().exists() {
         models::io::write_atomic(&run.config(), config_text.as_bytes())
@@ -53,16 +53,16 @@ pub fn run(cfg: &RunConfig, config_text: &str, run: &RunDir, stop: &AtomicBool) 
     if removed > 0 {
         eprintln!("szero run: removed {removed} temporary file(s) left by an interrupted write");
     }
-    if let Some(warning) = eval::gate::repair_log(&run.root)? {
+    if let Some(warning) = eval::gate::repair_log(run.root())? {
         eprintln!("szero run: warning: {warning}");
     }
     ensure_best(cfg, run)?;
-    eval::clock::record_start(&run.root, std::time::SystemTime::now())
-        .with_context(|| format!("recording the start in {}", run.root.join(eval::clock::SESSIONS_FILE).display()))?;
+    eval::clock::record_start(run.root(), std::time::SystemTime::now())
+        .with_context(|| format!("recording the start in {}", run.sessions().display()))?;
     eprintln!("szero run: {}", thread_budget(cfg));
     let status = Status::default();
     status.generation.store(generation(run)? as u64, Ordering::Relaxed);
-    let gated = read_log(&run.root)?.iter().filter_map(|d| d.candidate_step).max().unwrap_or(0);
+    let gated = read_log(run.root())?.iter().filter_map(|d| d.candidate_step).max().unwrap_or(0);
     status.gated_step.store(gated, Ordering::Relaxed);
     let started = Instant::now();
     let errors: Mutex<Vec<anyhow::Error>> = Mutex::new(Vec::new());
@@ -130,8 +130,8 @@ pub fn thread_budget(cfg: &RunConfig) -> String {
 
 /// Creates the generation-0 network on a first start, and completes a promotion that
 /// was interrupted between its log entry and the copy.
-fn ensure_best(cfg: &RunConfig, run: &RunDir) -> Result<()> {
-    complete_promotion(&run.root)?;
+fn ensure_best(cfg: &RunConfig, run: &RunLayout) -> Result<()> {
+    complete_promotion(run.root())?;
     if !run.best().exists() {
         models::tch::manual_seed(cfg.train.seed as i64);
         let net = models::Net::new(cfg.network.net_config(), models::tch::Device::Cpu)?;
@@ -146,15 +146,15 @@ fn ensure_best(cfg: &RunConfig, run: &RunDir) -> Result<()> {
 /// (immutable, and complete before its promotion was logged), so that a reader never
 /// catches `best.safetensors` between the log entry and the copy; the best network's file
 /// when the candidate is gone or nothing was promoted yet.
-fn latest_promotion(run: &RunDir) -> Result<(u32, PathBuf)> {
-    let log = read_log(&run.root)?;
+fn latest_promotion(run: &RunLayout) -> Result<(u32, PathBuf)> {
+    let log = read_log(run.root())?;
     let promoted: Vec<&PathBuf> = log.iter().filter(|d| d.promoted).map(|d| &d.candidate).collect();
     let path = promoted.last().filter(|p| p.exists()).map_or_else(|| run.best(), |p| p.to_path_buf());
     Ok((promoted.len() as u32, path))
 }
 
 /// Generation of the current best network: promotions in the gate log.
-pub fn generation(run: &RunDir) -> Result<u32> {
+pub fn generation(run: &RunLayout) -> Result<u32> {
     Ok(latest_promotion(run)?.0)
 }
 
@@ -167,7 +167,7 @@ fn sleep_unless(stop: &AtomicBool, d: Duration) {
 
 /// Self-play without pauses: the workers keep every game slot busy, and a watcher swaps
 /// in each newly promoted network between moves.
-fn selfplay_stage(cfg: &RunConfig, run: &RunDir, status: &Status, stop: &AtomicBool) -> Result<()> {
+fn selfplay_stage(cfg: &RunConfig, run: &RunLayout, status: &Status, stop: &AtomicBool) -> Result<()> {
     let mut tb = TbWriter::open(run.tensorboard("selfplay")).ok();
     let mut stats = SelfplayStats::default();
     // Steps continue across restarts: count the games already in the run's shards.
@@ -258,9 +258,9 @@ fn count_games(dir: &Path) -> u64 {
         .sum()
 }
 
-fn train_stage(cfg: &RunConfig, run: &RunDir, status: &Status, stop: &AtomicBool) -> Result<()> {
+fn train_stage(cfg: &RunConfig, run: &RunLayout, status: &Status, stop: &AtomicBool) -> Result<()> {
     let mut trainer = Trainer::open_with(
-        &run.root,
+        run.root(),
         &cfg.train,
         &cfg.network.net_config(),
         Box::new(|w| eprintln!("szero run: trainer: {w}")),
@@ -273,7 +273,7 @@ fn train_stage(cfg: &RunConfig, run: &RunDir, status: &Status, stop: &AtomicBool
         if chunk == 0 {
             // `[run] max_steps` reached: the run stops once the gate has decided on the
             // candidate of this step (written here when the step is off candidate_every).
-            if !Trainer::candidate_path(&run.root, trainer.step()).exists() {
+            if !run.candidate(trainer.step()).exists() {
                 trainer.write_candidate()?;
             }
             *status.trainer_note.lock().unwrap_or_else(|p| p.into_inner()) = "max_steps reached".into();
@@ -300,37 +300,25 @@ fn train_stage(cfg: &RunConfig, run: &RunDir, status: &Status, stop: &AtomicBool
     Ok(())
 }
 
-/// Candidate files of a run, oldest first.
-fn candidates(run: &RunDir) -> Vec<PathBuf> {
-    let mut c: Vec<PathBuf> =
-        std::fs::read_dir(run.candidates()).map(|d| d.flatten().map(|e| e.path()).collect()).unwrap_or_default();
-    c.retain(|p| {
-        let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        !name.starts_with('.') && name.ends_with(".safetensors")
-    });
-    c.sort();
-    c
-}
-
-fn gate_stage(cfg: &RunConfig, run: &RunDir, status: &Status, stop: &AtomicBool) -> Result<()> {
+fn gate_stage(cfg: &RunConfig, run: &RunLayout, status: &Status, stop: &AtomicBool) -> Result<()> {
     let mut tb = TbWriter::open(run.tensorboard("gate")).ok();
     while !stop.load(Ordering::Relaxed) {
-        let log = read_log(&run.root)?;
-        let newest = candidates(run).into_iter().next_back().filter(|c| !log.iter().any(|d| &d.candidate == c));
+        let log = read_log(run.root())?;
+        let newest = run.list_candidates()?.into_iter().next_back().filter(|c| !log.iter().any(|d| &d.candidate == c));
         let Some(candidate) = newest else {
             sleep_unless(stop, Duration::from_secs(2));
             continue;
         };
         let pgn = cfg.gate.save_pgn.then(|| {
             let stem = candidate.file_stem().map_or("candidate".into(), |s| s.to_string_lossy().into_owned());
-            run.gate().join(format!("{stem}.pgn"))
+            run.gate_pgn(&stem)
         });
         let best = run.best();
         let mut decision = test_candidate(&candidate, Some(&best), &cfg.gate, stop, pgn, &mut |_| {})?;
         if decision.aborted {
             break;
         }
-        commit_decision(&run.root, &mut decision)?;
+        commit_decision(run.root(), &mut decision)?;
         if decision.promoted {
             status.generation.fetch_add(1, Ordering::Relaxed);
         }

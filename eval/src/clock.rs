@@ -2,19 +2,17 @@
 //!
 //! A learning curve is read against training time, but a run directory's file times
 //! also count the hours it lay stopped between a kill and a resume. `szero run` appends
-//! the moment of each start to [`SESSIONS_FILE`]; the time the run stood still before a
+//! the moment of each start to the run's `sessions.jsonl`; the time the run stood still before a
 //! start is the gap between that start and the newest network file written before it.
 //! Candidates come every few minutes, so a pause is known to within one candidate
 //! interval, and runs from before this file existed still read right up to their first
 //! resume.
 
+use runstore::RunLayout;
 use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
-
-/// File in the run directory with one JSON line per start of `szero run`.
-pub const SESSIONS_FILE: &str = "sessions.jsonl";
 
 #[derive(Serialize, Deserialize)]
 struct SessionStart {
@@ -26,7 +24,7 @@ struct SessionStart {
 pub fn record_start(run_dir: &Path, now: SystemTime) -> std::io::Result<()> {
     let ms = now.duration_since(UNIX_EPOCH).unwrap_or_default().as_millis() as u64;
     let line = serde_json::to_string(&SessionStart { started_unix_ms: ms })?;
-    let path = run_dir.join(SESSIONS_FILE);
+    let path = RunLayout::new(run_dir).sessions();
     // A line cut short by a kill must not swallow this one.
     let cut = std::fs::read(&path).is_ok_and(|b| b.last().is_some_and(|&c| c != b'\n'));
     let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&path)?;
@@ -36,7 +34,7 @@ pub fn record_start(run_dir: &Path, now: SystemTime) -> std::io::Result<()> {
 /// The recorded starts of the run in `run_dir`, oldest first (none for runs from before
 /// the record; a line cut short by a kill is skipped).
 pub fn read_starts(run_dir: &Path) -> std::io::Result<Vec<SystemTime>> {
-    let text = match std::fs::read_to_string(run_dir.join(SESSIONS_FILE)) {
+    let text = match std::fs::read_to_string(RunLayout::new(run_dir).sessions()) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(e),
@@ -113,7 +111,7 @@ mod tests {
         record_start(dir.path(), at(10)).unwrap();
         record_start(dir.path(), at(5)).unwrap();
         // A line cut short by a kill.
-        let mut f = std::fs::OpenOptions::new().append(true).open(dir.path().join(SESSIONS_FILE)).unwrap();
+        let mut f = std::fs::OpenOptions::new().append(true).open(RunLayout::new(dir.path()).sessions()).unwrap();
         write!(f, "{{\"started_unix").unwrap();
         record_start(dir.path(), at(20)).unwrap();
         assert_eq!(read_starts(dir.path()).unwrap(), vec![at(5), at(10), at(20)]);

@@ -16,19 +16,13 @@ use crate::matches::openings::{load_epd, OpeningBook, OpeningError};
 use crate::matches::{MatchConfig, MatchEnd, MatchError, Progress};
 use crate::stats::{EloEstimate, Pentanomial, SprtDecision, SprtStatus, Wdl};
 use models::load_evaluator;
+use runstore::RunLayout;
 use schess::Variant;
 use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
-
-/// The run's best network, relative to the run directory.
-pub const BEST_FILE: &str = "best.safetensors";
-/// Gating records, relative to the run directory.
-pub const GATE_DIR: &str = "gate";
-/// The decision log inside [`GATE_DIR`].
-pub const LOG_FILE: &str = "log.jsonl";
 
 /// One gating decision with the statistics it rests on (a line of `gate/log.jsonl`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -106,13 +100,14 @@ pub fn run_gate_with(
     stop: &AtomicBool,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<GateDecision, GateError> {
-    let gate_dir = run_dir.join(GATE_DIR);
-    std::fs::create_dir_all(&gate_dir).map_err(|error| GateError::Io { path: gate_dir.clone(), error })?;
-    let run_best = run_dir.join(BEST_FILE);
+    let run = RunLayout::new(run_dir);
+    let gate_dir = run.gate();
+    std::fs::create_dir_all(&gate_dir).map_err(|error| GateError::Io { path: gate_dir, error })?;
+    let run_best = run.best();
     let best = best.map(Path::to_path_buf).or_else(|| run_best.exists().then(|| run_best.clone()));
     let pgn = cfg.save_pgn.then(|| {
         let stem = candidate.file_stem().map_or("candidate".into(), |s| s.to_string_lossy().into_owned());
-        gate_dir.join(format!("{}-{stem}.pgn", unix_now()))
+        run.gate_pgn(&format!("{}-{stem}", unix_now()))
     });
     complete_promotion(run_dir)?;
     let mut decision = test_candidate(candidate, best.as_deref(), cfg, stop, pgn, progress)?;
@@ -140,7 +135,7 @@ pub fn commit_decision(run_dir: &Path, decision: &mut GateDecision) -> Result<()
 pub fn complete_promotion(run_dir: &Path) -> Result<bool, GateError> {
     let log = read_log(run_dir)?;
     let Some(last) = log.iter().rev().find(|d| d.promoted) else { return Ok(false) };
-    let best = run_dir.join(BEST_FILE);
+    let best = RunLayout::new(run_dir).best();
     let read = |p: &Path| std::fs::read(p).ok();
     let Some(candidate) = read(&last.candidate) else { return Ok(false) };
     if read(&best).as_ref() == Some(&candidate) {
@@ -289,7 +284,7 @@ fn unix_now() -> u64 {
 /// Makes `candidate` the run's best network atomically (see the module docs). Only
 /// after its decision is logged: see [`commit_decision`].
 fn promote(run_dir: &Path, candidate: &Path) -> Result<(), GateError> {
-    let target = run_dir.join(BEST_FILE);
+    let target = RunLayout::new(run_dir).best();
     models::io::commit_with(&target, |tmp| {
         std::fs::copy(candidate, tmp)?;
         std::fs::File::open(tmp)?.sync_all()
@@ -302,7 +297,7 @@ fn promote(run_dir: &Path, candidate: &Path) -> Result<(), GateError> {
 /// line does not run on from it.
 pub fn append_log(run_dir: &Path, decision: &GateDecision) -> Result<(), GateError> {
     repair_log(run_dir)?;
-    let path = run_dir.join(GATE_DIR).join(LOG_FILE);
+    let path = RunLayout::new(run_dir).gate_log();
     let io = |error| GateError::Io { path: path.clone(), error };
     let mut line = serde_json::to_string(decision).map_err(|e| io(e.into()))?;
     line.push('\n');
@@ -314,7 +309,7 @@ pub fn append_log(run_dir: &Path, decision: &GateDecision) -> Result<(), GateErr
 /// gate log. Returns a warning describing what was removed, if anything was. A torn line
 /// was never committed: its decision is taken again.
 pub fn repair_log(run_dir: &Path) -> Result<Option<String>, GateError> {
-    let path = run_dir.join(GATE_DIR).join(LOG_FILE);
+    let path = RunLayout::new(run_dir).gate_log();
     let io = |error| GateError::Io { path: path.clone(), error };
     let bytes = match std::fs::read(&path) {
         Ok(b) => b,
@@ -346,7 +341,7 @@ pub fn repair_log(run_dir: &Path) -> Result<Option<String>, GateError> {
 /// a whole decision: a write cut short) is skipped; any other line that is not a decision
 /// is an error naming it, since skipping it could lose a promotion.
 pub fn read_log(run_dir: &Path) -> Result<Vec<GateDecision>, GateError> {
-    let path = run_dir.join(GATE_DIR).join(LOG_FILE);
+    let path = RunLayout::new(run_dir).gate_log();
     let text = match std::fs::read(&path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
@@ -403,7 +398,7 @@ mod tests {
         save_net(&a, 1, 10);
         let cfg = GateConfig { device: models::DeviceChoice::Cpu, ..GateConfig::default() };
         let decision = run_gate(run, &a, &cfg, &AtomicBool::new(false)).unwrap();
-        let log = run.join(GATE_DIR).join(LOG_FILE);
+        let log = RunLayout::new(run).gate_log();
         let line = std::fs::read_to_string(&log).unwrap();
         assert!(line.ends_with('\n') && line.matches('\n').count() == 1);
         let torn = &line[..line.len() / 2];
@@ -451,20 +446,20 @@ mod tests {
         let stop = AtomicBool::new(false);
         let d = run_gate(run, &a, &cfg, &stop).unwrap();
         assert!(d.passed && d.promoted && d.best.is_none(), "{d:?}");
-        assert_eq!(std::fs::read(run.join(BEST_FILE)).unwrap(), std::fs::read(&a).unwrap());
+        assert_eq!(std::fs::read(RunLayout::new(run).best()).unwrap(), std::fs::read(&a).unwrap());
 
         let d = run_gate(run, &b, &cfg, &stop).unwrap();
         assert_eq!(d.wdl.games(), 2);
         assert!(d.passed && d.promoted, "{d:?}");
         assert_eq!((d.candidate_step, d.best_step), (Some(20), Some(10)));
-        assert_eq!(std::fs::read(run.join(BEST_FILE)).unwrap(), std::fs::read(&b).unwrap());
+        assert_eq!(std::fs::read(RunLayout::new(run).best()).unwrap(), std::fs::read(&b).unwrap());
         assert!(d.pgn.as_ref().is_some_and(|p| p.exists()));
 
         // A threshold it does not reach (every game won) keeps the best network.
         let strict = GateConfig { score_threshold: 1.0, ..cfg.clone() };
         let d = run_gate(run, &a, &strict, &stop).unwrap();
         assert!(!d.passed && !d.promoted);
-        assert_eq!(std::fs::read(run.join(BEST_FILE)).unwrap(), std::fs::read(&b).unwrap());
+        assert_eq!(std::fs::read(RunLayout::new(run).best()).unwrap(), std::fs::read(&b).unwrap());
 
         // Stopped from outside: nothing promoted, recorded as aborted.
         let d = run_gate(run, &a, &cfg, &AtomicBool::new(true)).unwrap();
@@ -491,18 +486,18 @@ mod tests {
         let run = dir.path();
         let a = run.join("a.safetensors");
         save_net(&a, 1, 10);
-        std::fs::create_dir_all(run.join(GATE_DIR)).unwrap();
+        std::fs::create_dir_all(RunLayout::new(run).gate()).unwrap();
         let mut d =
             test_candidate(&a, None, &GateConfig::default(), &AtomicBool::new(false), None, &mut |_| {}).unwrap();
         // best.safetensors cannot be written while a directory stands in its place.
-        std::fs::create_dir(run.join(BEST_FILE)).unwrap();
+        std::fs::create_dir(RunLayout::new(run).best()).unwrap();
         assert!(commit_decision(run, &mut d).is_err());
         let log = read_log(run).unwrap();
         assert_eq!(log.len(), 1);
         assert!(log[0].promoted && log[0].candidate == a);
-        std::fs::remove_dir(run.join(BEST_FILE)).unwrap();
+        std::fs::remove_dir(RunLayout::new(run).best()).unwrap();
         assert!(complete_promotion(run).unwrap());
-        assert_eq!(std::fs::read(run.join(BEST_FILE)).unwrap(), std::fs::read(&a).unwrap());
+        assert_eq!(std::fs::read(RunLayout::new(run).best()).unwrap(), std::fs::read(&a).unwrap());
         assert!(!complete_promotion(run).unwrap(), "nothing left to complete");
     }
 

@@ -11,12 +11,13 @@
 //! what it has not measured yet.
 
 use crate::clock::RunClock;
-use crate::gate::{read_log, BEST_FILE};
+use crate::gate::read_log;
 use crate::matches::batched::{run_batched_match, BatchedPlayer, Side};
 use crate::matches::openings::OpeningBook;
 use crate::matches::{Adjudication, MatchConfig, MatchReport};
 use crate::players::{MctsSpec, PlayerFactory, PlayerSpec};
 use crate::stats::{EloEstimate, Pentanomial, Wdl};
+use runstore::RunLayout;
 use schess::Variant;
 use search::{RootMode, SearchConfig};
 use serde::{Deserialize, Serialize};
@@ -99,13 +100,14 @@ pub struct LadderPoint {
 /// The networks of `run`: generation 0, the promoted ones and, with `candidates`, every
 /// candidate (in step order; promoted candidates are listed once, as generations).
 pub fn networks(run: &Path, candidates: bool) -> anyhow::Result<Vec<LadderNetwork>> {
-    let initial = run.join("initial.safetensors");
+    let layout = RunLayout::new(run);
+    let initial = layout.initial();
     anyhow::ensure!(
         initial.exists(),
         "{} has no initial.safetensors: not a run directory of `szero run`",
         run.display()
     );
-    let candidate_files = safetensors_in(&run.join("candidates"))?;
+    let candidate_files = layout.list_candidates()?;
     let mut file_times = vec![modified(&initial)?];
     for f in &candidate_files {
         file_times.push(modified(f)?);
@@ -121,7 +123,7 @@ pub fn networks(run: &Path, candidates: bool) -> anyhow::Result<Vec<LadderNetwor
     let promoted: Vec<PathBuf> = read_log(run)?.into_iter().filter(|d| d.promoted).map(|d| d.candidate).collect();
     for (k, path) in promoted.iter().enumerate() {
         // A promoted candidate may have been cleaned up; the best network is its copy.
-        let path = if path.exists() || k + 1 < promoted.len() { path.clone() } else { run.join(BEST_FILE) };
+        let path = if path.exists() || k + 1 < promoted.len() { path.clone() } else { layout.best() };
         if path.exists() {
             out.push(entry(format!("gen {}", k + 1), path, Some(k as u32 + 1))?);
         }
@@ -134,23 +136,6 @@ pub fn networks(run: &Path, candidates: bool) -> anyhow::Result<Vec<LadderNetwor
         out.sort_by_key(|n| n.training_step);
     }
     Ok(out)
-}
-
-/// The network files in `dir`, sorted (temporaries of an interrupted write left out).
-fn safetensors_in(dir: &Path) -> anyhow::Result<Vec<PathBuf>> {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => anyhow::bail!("{}: {e}", dir.display()),
-    };
-    let mut files: Vec<PathBuf> = entries
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "safetensors"))
-        .filter(|p| !p.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.')))
-        .collect();
-    files.sort();
-    Ok(files)
 }
 
 fn modified(path: &Path) -> anyhow::Result<SystemTime> {
@@ -310,10 +295,11 @@ mod tests {
     fn lists_a_runs_networks_and_caches_points() {
         let dir = tempfile::tempdir().unwrap();
         let run = dir.path();
-        std::fs::create_dir_all(run.join("candidates")).unwrap();
-        save_net(&run.join("initial.safetensors"), 0);
+        let layout = RunLayout::new(run);
+        layout.create().unwrap();
+        save_net(&layout.initial(), 0);
         for step in [100, 200] {
-            save_net(&run.join(format!("candidates/step-{step:09}.safetensors")), step);
+            save_net(&layout.candidate(step), step);
         }
         // No gate log: only generation 0, unless candidates are asked for.
         assert_eq!(networks(run, false).unwrap().len(), 1);

@@ -82,7 +82,7 @@ pub enum LoadError {
 
 /// Loads every shard of `<run>/shards` (or of `dir` itself when it holds shards).
 pub fn load_run(run: &Path, opts: LoadOptions) -> Result<Loaded, LoadError> {
-    let shards = run.join("shards");
+    let shards = runstore::RunLayout::new(run).shards();
     let dir = if shards.is_dir() { shards } else { run.to_path_buf() };
     if !dir.is_dir() {
         return Err(LoadError::Io {

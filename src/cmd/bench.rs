@@ -124,7 +124,8 @@ fn time_calls(seconds: f64, warmup: usize, mut call: impl FnMut() -> Result<()>)
 /// Samples/s of the trainer for `net_cfg` on synthetic shards.
 fn time_training(cfg: &RunConfig, net_cfg: &models::NetConfig, args: &BenchArgs) -> Result<TrainingPoint> {
     let dir = tempfile::tempdir()?;
-    let samples: u64 = trainer::synthetic::write_shards(&dir.path().join("shards"), 8, 32, 60, 1)?.iter().sum();
+    let samples: u64 =
+        trainer::synthetic::write_shards(&runstore::RunLayout::new(dir.path()).shards(), 8, 32, 60, 1)?.iter().sum();
     let train = trainer::TrainConfig {
         device: args.device,
         precision: args.precision,

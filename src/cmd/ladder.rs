@@ -95,7 +95,7 @@ pub fn run(args: LadderArgs) -> Result<ExitCode> {
         nets =
             nets.into_iter().enumerate().filter(|(i, _)| i % args.every == 0 || *i == last).map(|(_, n)| n).collect();
     }
-    let out = args.out.clone().unwrap_or_else(|| args.run.join("ladder"));
+    let out = args.out.clone().unwrap_or_else(|| runstore::RunLayout::new(&args.run).ladder());
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     let json = out.join("ladder.json");
     let mut ladder = Ladder::load(&json)?;

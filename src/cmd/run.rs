@@ -1,9 +1,9 @@
 //! `szero run`: the whole learning loop in one command (see `crate::pipeline`).
 
 use crate::config::RunConfig;
-use crate::rundir::RunDir;
 use anyhow::{Context, Result};
 use clap::Args;
+use runstore::RunLayout;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -65,8 +65,8 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         eprintln!("\nszero run: stopping (Ctrl-C again to quit at once)");
     })
     .context("installing the Ctrl-C handler")?;
-    let run = RunDir::new(&args.run_dir);
-    eprintln!("szero run: {} -> {}", args.config.display(), run.root.display());
+    let run = RunLayout::new(&args.run_dir);
+    eprintln!("szero run: {} -> {}", args.config.display(), run.root().display());
     crate::pipeline::run(&cfg, &text, &run, &stop)?;
     Ok(ExitCode::SUCCESS)
 }

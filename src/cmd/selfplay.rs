@@ -50,7 +50,7 @@ pub fn run(args: SelfplayArgs) -> Result<ExitCode> {
     let (net, history) = crate::startup::load_or_fresh(&cfg, args.model.as_deref(), args.seed)?;
     let evaluator = crate::startup::make_evaluator(&cfg, net, history)?;
     let out = match (&args.run, &args.out) {
-        (Some(run), _) => run.join("shards"),
+        (Some(run), _) => runstore::RunLayout::new(run).shards(),
         (None, Some(out)) => out.clone(),
         (None, None) => anyhow::bail!("give --run RUN_DIR (shards go to RUN_DIR/shards) or --out DIR"),
     };

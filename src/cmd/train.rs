@@ -67,13 +67,14 @@ fn describe(m: &Metrics) -> String {
 }
 
 pub fn run(args: TrainArgs) -> Result<ExitCode> {
-    let default_config = args.run.join("config.toml");
+    let run = runstore::RunLayout::new(&args.run);
+    let default_config = run.config();
     let config = args.config.clone().or_else(|| default_config.exists().then_some(default_config));
     let RunConfig { train: cfg, network, .. } = match &config {
         Some(path) => RunConfig::load(path)?,
         None => RunConfig::default(),
     };
-    let shards = args.run.join("shards");
+    let shards = run.shards();
     let here = selfplay::shard::list(&args.run).unwrap_or_default();
     if !here.is_empty() && selfplay::shard::list(&shards).unwrap_or_default().is_empty() {
         bail!(
@@ -85,8 +86,8 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
             args.run.display()
         );
     }
-    if args.resume && !args.run.join("trainer").join("latest").exists() {
-        bail!("--resume: no trainer checkpoint in {}", args.run.join("trainer").display());
+    if args.resume && trainer::checkpoint::latest(&run.trainer())?.is_none() {
+        bail!("--resume: no trainer checkpoint in {}", run.trainer().display());
     }
 
     let bar = match args.steps {
@@ -143,7 +144,7 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
     bar.finish_and_clear();
 
     let trained = trainer.step() - first_step;
-    if trained > 0 && last_candidate.as_ref() != Some(&Trainer::candidate_path(&args.run, trainer.step())) {
+    if trained > 0 && last_candidate.as_ref() != Some(&run.candidate(trainer.step())) {
         last_candidate = Some(trainer.write_candidate()?);
     }
     let why = match reason {

@@ -155,7 +155,7 @@ pub(crate) fn resumable(trainer_dir: &Path) -> Result<Vec<PathBuf>, TrainError> 
 }
 
 /// The checkpoint `latest` points at, if any.
-pub(crate) fn latest(trainer_dir: &Path) -> Result<Option<PathBuf>, TrainError> {
+pub fn latest(trainer_dir: &Path) -> Result<Option<PathBuf>, TrainError> {
     let path = trainer_dir.join(LATEST);
     let name = match std::fs::read_to_string(&path) {
         Ok(s) => s.trim().to_string(),

@@ -21,6 +21,7 @@ use crate::schedule::learning_rate;
 use crate::tb::TbWriter;
 use crate::window::ShardStore;
 use models::{history_of, Net, NetConfig, Precision, FORMAT_VERSIONS};
+use runstore::RunLayout;
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -123,7 +124,7 @@ struct Resumed {
 
 /// Trains a network on a run directory's self-play shards.
 pub struct Trainer {
-    run_dir: PathBuf,
+    run: RunLayout,
     cfg: TrainConfig,
     device: Device,
     autocast: bool,
@@ -147,7 +148,7 @@ pub struct Trainer {
 impl std::fmt::Debug for Trainer {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Trainer")
-            .field("run_dir", &self.run_dir)
+            .field("run", &self.run.root())
             .field("step", &self.step)
             .field("device", &self.device)
             .finish_non_exhaustive()
@@ -171,7 +172,7 @@ impl Trainer {
         net_config: &NetConfig,
         warn: WarningSink,
     ) -> Result<Trainer, TrainError> {
-        let run_dir = run_dir.into();
+        let run = RunLayout::new(run_dir.into());
         cfg.validate().map_err(|e| e.within("train"))?;
         let device = cfg.device.resolve()?;
         let autocast = match cfg.precision.resolve(device) {
@@ -193,7 +194,7 @@ impl Trainer {
         if cfg.torch_threads > 0 {
             tch::set_num_threads(cfg.torch_threads as i32);
         }
-        let trainer_dir = run_dir.join("trainer");
+        let trainer_dir = run.trainer();
         std::fs::create_dir_all(&trainer_dir).map_err(TrainError::io(&trainer_dir))?;
 
         let mut net = {
@@ -205,7 +206,7 @@ impl Trainer {
             Net::new(net_config.clone(), device)?
         };
         let mut optim = Optimizer::new(net.var_store(), OptimConfig::from(cfg));
-        let shards_dir = run_dir.join("shards");
+        let shards_dir = run.shards();
         // The newest checkpoint that loads whole; a damaged one is reported and skipped.
         let mut usable = None;
         let mut first_error = None;
@@ -258,7 +259,7 @@ impl Trainer {
                 }
             }
             None => {
-                let best = run_dir.join("best.safetensors");
+                let best = run.best();
                 let step = if best.exists() {
                     models::checkpoint::load_into(&mut net, &best, FORMAT_VERSIONS)?.training_step
                 } else {
@@ -274,7 +275,7 @@ impl Trainer {
                 }
             }
         };
-        let tb = match TbWriter::open(run_dir.join("tensorboard").join("train")) {
+        let tb = match TbWriter::open(run.tensorboard("train")) {
             Ok(tb) => Some(tb),
             Err(e) => {
                 warn(&e.to_string());
@@ -291,7 +292,7 @@ impl Trainer {
                 },
             ),
             cfg: cfg.clone(),
-            run_dir,
+            run,
             device,
             autocast,
             net,
@@ -327,7 +328,7 @@ impl Trainer {
     }
 
     pub fn run_dir(&self) -> &Path {
-        &self.run_dir
+        self.run.root()
     }
 
     /// Samples the run's shards hold (all ever registered, including those that left
@@ -349,11 +350,6 @@ impl Trainer {
     /// Samples trained on so far.
     pub fn samples_trained(&self) -> u64 {
         self.samples_trained
-    }
-
-    /// Where the candidate network of `step` is written.
-    pub fn candidate_path(run_dir: &Path, step: u64) -> PathBuf {
-        run_dir.join("candidates").join(format!("step-{step:09}.safetensors"))
     }
 
     /// Registers new shards, moves the window and grows the train/data allowance.
@@ -564,7 +560,7 @@ impl Trainer {
             sampler_rng: sampler.rng,
         };
         let dir = checkpoint::save(
-            &self.run_dir.join("trainer"),
+            &self.run.trainer(),
             &self.net,
             &state,
             &sampler,
@@ -578,7 +574,7 @@ impl Trainer {
     /// Writes the current network as the candidate of this step (atomically); returns
     /// its path.
     pub fn write_candidate(&self) -> Result<PathBuf, TrainError> {
-        let path = Trainer::candidate_path(&self.run_dir, self.step);
+        let path = self.run.candidate(self.step);
         let dir = path.parent().expect("candidates dir");
         std::fs::create_dir_all(dir).map_err(TrainError::io(dir))?;
         models::checkpoint::save(&self.net, &path, FORMAT_VERSIONS, self.step)?;

@@ -32,7 +32,7 @@ fn check(cfg: &TrainConfig) {
 
     // Candidates every 25 steps, numbered by step.
     for step in [25, 50, 75, 100] {
-        let p = Trainer::candidate_path(resumed_dir.path(), step);
+        let p = runstore::RunLayout::new(resumed_dir.path()).candidate(step);
         assert!(p.exists(), "{}", p.display());
         assert_eq!(models::checkpoint::read_metadata(&p).unwrap().training_step, step);
     }

@@ -1,0 +1,194 @@
+//! The run: the one channel between szero's stages. Self-play writes shards, the trainer
+//! writes checkpoints and candidates, the gate logs decisions and promotes, self-play picks
+//! up the best network; each stage can be killed at any moment and resumed, because each
+//! reads only what the others committed here.
+//!
+//! This crate owns every name in a run, so that no stage, command or report spells a path
+//! of its own:
+//!
+//! ```text
+//! <run>/config.toml                          the config the run was started with
+//! <run>/best.safetensors                     the best network (a copy, written after its promotion is logged)
+//! <run>/initial.safetensors                  generation 0 (the first rung of strength ladders)
+//! <run>/sessions.jsonl                       when each start of `szero run` began (running time)
+//! <run>/shards/*.shard, *.pgn                self-play games (names unique per writer)
+//! <run>/candidates/step-NNNNNNNNN.safetensors networks the trainer proposes, one per step
+//! <run>/trainer/                             trainer checkpoints (their own layout: trainer::checkpoint)
+//! <run>/gate/log.jsonl                       every gate decision; promotions are counted from it
+//! <run>/gate/*.pgn                           gate games
+//! <run>/tensorboard/<stage>/                 TensorBoard event files per stage
+//! <run>/ladder/                              `szero ladder`'s tables and plot
+//! ```
+//!
+//! Commit rules: files are written whole to a temporary name in the same directory and
+//! renamed (a reader never sees half a file; [`RunLayout::clean_temporaries`] removes
+//! what a killed writer left); networks are never rewritten under the same name; a
+//! promotion is committed by its line in the gate log, and `best.safetensors` is a copy
+//! made afterwards (see `eval::gate::commit_decision`).
+
+#![forbid(unsafe_code)]
+
+use std::path::{Path, PathBuf};
+
+/// The names of one run directory.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunLayout {
+    root: PathBuf,
+}
+
+impl RunLayout {
+    pub fn new(root: impl Into<PathBuf>) -> RunLayout {
+        RunLayout { root: root.into() }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Creates the directories the stages write into.
+    pub fn create(&self) -> std::io::Result<()> {
+        for d in [self.shards(), self.candidates(), self.trainer(), self.gate(), self.root.join(TENSORBOARD)] {
+            std::fs::create_dir_all(&d).map_err(|e| with_path(e, &d))?;
+        }
+        Ok(())
+    }
+
+    /// The config the run was started with (a reference copy).
+    pub fn config(&self) -> PathBuf {
+        self.root.join("config.toml")
+    }
+
+    /// The best network: what self-play and the gate play.
+    pub fn best(&self) -> PathBuf {
+        self.root.join(BEST_FILE)
+    }
+
+    /// The generation-0 network, kept for comparisons.
+    pub fn initial(&self) -> PathBuf {
+        self.root.join("initial.safetensors")
+    }
+
+    /// One line per start of `szero run`.
+    pub fn sessions(&self) -> PathBuf {
+        self.root.join("sessions.jsonl")
+    }
+
+    pub fn shards(&self) -> PathBuf {
+        self.root.join("shards")
+    }
+
+    pub fn candidates(&self) -> PathBuf {
+        self.root.join("candidates")
+    }
+
+    /// The candidate the trainer writes at `step`. Zero-padded, so that names sort by step.
+    pub fn candidate(&self, step: u64) -> PathBuf {
+        self.candidates().join(format!("step-{step:09}.safetensors"))
+    }
+
+    /// Candidate networks, in step order (temporary files left out). A missing directory
+    /// is an empty list: a run whose trainer has not written yet.
+    pub fn list_candidates(&self) -> std::io::Result<Vec<PathBuf>> {
+        let dir = self.candidates();
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(with_path(e, &dir)),
+        };
+        let mut out = Vec::new();
+        for e in entries {
+            let e = e.map_err(|e| with_path(e, &dir))?;
+            let name = e.file_name().to_string_lossy().into_owned();
+            if !name.starts_with('.') && name.ends_with(".safetensors") {
+                out.push(e.path());
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+
+    /// Trainer checkpoints and state.
+    pub fn trainer(&self) -> PathBuf {
+        self.root.join("trainer")
+    }
+
+    pub fn gate(&self) -> PathBuf {
+        self.root.join("gate")
+    }
+
+    /// Every gate decision, one JSON line each.
+    pub fn gate_log(&self) -> PathBuf {
+        self.gate().join("log.jsonl")
+    }
+
+    /// The games of a gate test named `stem`.
+    pub fn gate_pgn(&self, stem: &str) -> PathBuf {
+        self.gate().join(format!("{stem}.pgn"))
+    }
+
+    /// TensorBoard event files of one stage (`selfplay`, `train`, `gate`).
+    pub fn tensorboard(&self, stage: &str) -> PathBuf {
+        self.root.join(TENSORBOARD).join(stage)
+    }
+
+    /// Where `szero ladder` writes by default.
+    pub fn ladder(&self) -> PathBuf {
+        self.root.join("ladder")
+    }
+
+    /// Removes temporary files left by writers that were killed mid-write
+    /// (`.name.tmp.*`); returns how many.
+    pub fn clean_temporaries(&self) -> usize {
+        let mut removed = 0;
+        for dir in [self.root.clone(), self.shards(), self.candidates(), self.trainer(), self.gate()] {
+            let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+            for e in entries.flatten() {
+                let name = e.file_name().to_string_lossy().into_owned();
+                if name.starts_with('.') && name.contains(".tmp.") && std::fs::remove_file(e.path()).is_ok() {
+                    removed += 1;
+                }
+            }
+        }
+        removed
+    }
+}
+
+const BEST_FILE: &str = "best.safetensors";
+const TENSORBOARD: &str = "tensorboard";
+
+/// `e` with the path it concerns in its message.
+fn with_path(e: std::io::Error, path: &Path) -> std::io::Error {
+    std::io::Error::new(e.kind(), format!("{}: {e}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn candidates_sort_by_step_and_temporaries_are_left_out() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = RunLayout::new(dir.path());
+        assert!(run.list_candidates().unwrap().is_empty(), "no directory yet: no candidates");
+        run.create().unwrap();
+        for step in [1000, 20, 300] {
+            std::fs::write(run.candidate(step), b"x").unwrap();
+        }
+        std::fs::write(run.candidates().join(".step-000000400.safetensors.tmp.1"), b"x").unwrap();
+        std::fs::write(run.candidates().join("notes.txt"), b"x").unwrap();
+        let names: Vec<String> =
+            run.list_candidates().unwrap().iter().map(|p| p.file_name().unwrap().to_string_lossy().into()).collect();
+        assert_eq!(names, ["step-000000020.safetensors", "step-000000300.safetensors", "step-000001000.safetensors"]);
+        assert_eq!(run.clean_temporaries(), 1);
+        assert!(run.tensorboard("gate").starts_with(dir.path().join("tensorboard")));
+    }
+
+    #[test]
+    fn an_unreadable_candidates_directory_is_an_error_naming_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = RunLayout::new(dir.path());
+        std::fs::write(run.candidates(), b"a file where the directory should be").unwrap();
+        let e = run.list_candidates().unwrap_err().to_string();
+        assert!(e.contains("candidates"), "{e}");
+    }
+}
