@@ -116,6 +116,9 @@ pub struct PipelineConfig {
     /// samples (the trainer keeps to `train_ratio`): runs compared at equal steps saw the
     /// same amount of data, whatever else ran on the machine.
     pub max_steps: u64,
+    /// Stop once self-play has played this many games in this process (0 = never; games
+    /// in flight at the stop are dropped, the finished ones are in the run's shards).
+    pub max_games: u64,
 }
 
 impl PipelineConfig {
@@ -139,6 +142,7 @@ impl Default for PipelineConfig {
             max_generations: 0,
             max_minutes: 0.0,
             max_steps: 0,
+            max_games: 0,
         }
     }
 }

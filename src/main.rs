@@ -22,6 +22,10 @@ enum Command {
     /// Learn from scratch: self-play, training and gating over one run directory
     /// (resumable: run the same command again).
     Run(cmd::run::RunArgs),
+    /// One stage of a run (selfplay, train or gate) as its own process: any number of
+    /// self-play workers, on any machines that share the run directory, feed one trainer
+    /// and one gate.
+    Worker(cmd::worker::WorkerArgs),
     /// Count leaf nodes of the legal move tree (move generator test and benchmark).
     Perft(cmd::perft::PerftArgs),
     /// Play self-play games with a network (or a fresh one) and write training shards.
@@ -74,6 +78,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run(args) => cmd::run::run(args),
+        Command::Worker(args) => cmd::worker::run(args),
         Command::Perft(args) => cmd::perft::run(args),
         Command::Selfplay(args) => cmd::selfplay::run(args),
         Command::Export(args) => cmd::export::run(args),

@@ -42,8 +42,39 @@ pub struct Status {
     pub trainer_note: Mutex<String>,
 }
 
-/// Runs the whole loop until `stop` is set or a `[run]` limit is reached.
-pub fn run(cfg: &RunConfig, config_text: &str, run: &RunLayout, stop: &AtomicBool) -> Result<()> {
+/// Which process of a run this is: `szero run` (every enabled stage) or one
+/// `szero worker`, whose name goes into its shard file names, TensorBoard directory and
+/// self-play seed so that workers started at once on one run neither collide nor repeat
+/// each other's games.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Process<'a> {
+    Run,
+    Worker(&'a str),
+}
+
+impl Process<'_> {
+    /// Shard file prefix and TensorBoard directory of the self-play stage.
+    fn selfplay_name(self) -> String {
+        match self {
+            Process::Run => "selfplay".into(),
+            Process::Worker(id) => format!("selfplay-{id}"),
+        }
+    }
+
+    /// Mixed into the self-play seed: nothing for `szero run` (its seeds stay as they
+    /// were), FNV-1a of the name for a worker.
+    fn seed_salt(self) -> u64 {
+        match self {
+            Process::Run => 0,
+            Process::Worker(id) => {
+                id.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
+            }
+        }
+    }
+}
+
+/// Runs the stages `[run]` enables until `stop` is set or a `[run]` limit is reached.
+pub fn run(cfg: &RunConfig, config_text: &str, run: &RunLayout, stop: &AtomicBool, process: Process<'_>) -> Result<()> {
     run.create()?;
     if !run.config().exists() {
         models::io::write_atomic(&run.config(), config_text.as_bytes())
@@ -57,8 +88,12 @@ pub fn run(cfg: &RunConfig, config_text: &str, run: &RunLayout, stop: &AtomicBoo
         eprintln!("szero run: warning: {warning}");
     }
     ensure_best(cfg, run)?;
-    eval::clock::record_start(run.root(), std::time::SystemTime::now())
-        .with_context(|| format!("recording the start in {}", run.sessions().display()))?;
+    // The run's clock (minutes in ladders) follows the trainer: self-play workers come
+    // and go without the run standing still.
+    if cfg.run.train {
+        eval::clock::record_start(run.root(), std::time::SystemTime::now())
+            .with_context(|| format!("recording the start in {}", run.sessions().display()))?;
+    }
     eprintln!("szero run: {}", thread_budget(cfg));
     let status = Status::default();
     status.generation.store(generation(run)? as u64, Ordering::Relaxed);
@@ -72,7 +107,7 @@ pub fn run(cfg: &RunConfig, config_text: &str, run: &RunLayout, stop: &AtomicBoo
     };
     std::thread::scope(|s| {
         if cfg.run.selfplay {
-            s.spawn(|| selfplay_stage(cfg, run, &status, stop).unwrap_or_else(|e| fail("self-play", e)));
+            s.spawn(|| selfplay_stage(cfg, run, process, &status, stop).unwrap_or_else(|e| fail("self-play", e)));
         }
         if cfg.run.train {
             s.spawn(|| train_stage(cfg, run, &status, stop).unwrap_or_else(|e| fail("training", e)));
@@ -167,12 +202,19 @@ fn sleep_unless(stop: &AtomicBool, d: Duration) {
 
 /// Self-play without pauses: the workers keep every game slot busy, and a watcher swaps
 /// in each newly promoted network between moves.
-fn selfplay_stage(cfg: &RunConfig, run: &RunLayout, status: &Status, stop: &AtomicBool) -> Result<()> {
-    let mut tb = TbWriter::open(run.tensorboard("selfplay")).ok();
+fn selfplay_stage(
+    cfg: &RunConfig,
+    run: &RunLayout,
+    process: Process<'_>,
+    status: &Status,
+    stop: &AtomicBool,
+) -> Result<()> {
+    let name = process.selfplay_name();
+    let mut tb = TbWriter::open(run.tensorboard(&name)).ok();
     let mut stats = SelfplayStats::default();
     // Steps continue across restarts: count the games already in the run's shards.
     let games_before = count_games(&run.shards());
-    let seed = cfg.train.seed ^ 0x5E1F_u64.wrapping_mul(games_before + 1);
+    let seed = cfg.train.seed ^ 0x5E1F_u64.wrapping_mul(games_before + 1) ^ process.seed_salt();
     let load = |generation: u32, path: &Path| -> Result<Arc<dyn search::evaluator::Evaluator>> {
         let (net, history) = crate::startup::load_or_fresh(cfg, Some(path), 0)?;
         let evaluator = crate::startup::make_evaluator(cfg, net, history)
@@ -183,7 +225,7 @@ fn selfplay_stage(cfg: &RunConfig, run: &RunLayout, status: &Status, stop: &Atom
     let evaluator = load(first, &run.best())?;
     eprintln!("szero run: self-play network: {}", evaluator.describe());
     let network = SwappableNetwork::new(first, evaluator);
-    let mut writer = ShardWriter::new(&run.shards(), "selfplay", cfg.selfplay.games_per_shard, cfg.run.pgn)?;
+    let mut writer = ShardWriter::new(&run.shards(), &name, cfg.selfplay.games_per_shard, cfg.run.pgn)?;
     let opts = RunOptions { games: usize::MAX, generation: first, seed };
     let played = AtomicBool::new(false);
     let mut last = (Instant::now(), (0u64, 0u64));
@@ -398,7 +440,8 @@ fn display(cfg: &RunConfig, status: &Status, stop: &AtomicBool, started: Instant
         let trained = cfg.run.max_steps > 0
             && status.train_step.load(Ordering::Relaxed) >= cfg.run.max_steps
             && (!cfg.run.gate || status.gated_step.load(Ordering::Relaxed) >= cfg.run.max_steps);
-        if out_of_time || enough || trained {
+        let played = cfg.run.max_games > 0 && status.games.load(Ordering::Relaxed) >= cfg.run.max_games;
+        if out_of_time || enough || trained || played {
             stop.store(true, Ordering::Relaxed);
         }
     }

@@ -8,16 +8,9 @@
 
 use std::fs::{self, File};
 use std::io::{self, Write};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-/// A temporary path beside `path`, unique per process and call.
-pub fn temp_path(path: &Path) -> PathBuf {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let name = path.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
-    path.with_file_name(format!(".{name}.tmp.{}.{n}", std::process::id()))
-}
+pub use runstore::temp::temp_path;
 
 /// Writes `bytes` to `path` atomically (temp file, fsync, rename, fsync of the dir).
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {

@@ -30,6 +30,8 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod temp;
+
 /// The names of one run directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RunLayout {
@@ -136,15 +138,17 @@ impl RunLayout {
         self.root.join("ladder")
     }
 
-    /// Removes temporary files left by writers that were killed mid-write
-    /// (`.name.tmp.*`); returns how many.
+    /// Removes temporary files left by writers that were killed mid-write, and only
+    /// theirs (see [`temp`]: other processes of the run may be writing now); returns
+    /// how many.
     pub fn clean_temporaries(&self) -> usize {
+        let host = temp::host_name();
         let mut removed = 0;
         for dir in [self.root.clone(), self.shards(), self.candidates(), self.trainer(), self.gate()] {
             let Ok(entries) = std::fs::read_dir(&dir) else { continue };
             for e in entries.flatten() {
                 let name = e.file_name().to_string_lossy().into_owned();
-                if name.starts_with('.') && name.contains(".tmp.") && std::fs::remove_file(e.path()).is_ok() {
+                if temp::is_abandoned(&name, temp::age(&e.path()), &host) && std::fs::remove_file(e.path()).is_ok() {
                     removed += 1;
                 }
             }
@@ -174,7 +178,9 @@ mod tests {
         for step in [1000, 20, 300] {
             std::fs::write(run.candidate(step), b"x").unwrap();
         }
-        std::fs::write(run.candidates().join(".step-000000400.safetensors.tmp.1"), b"x").unwrap();
+        // A temporary file of a writer that is gone, and one of this (live) process.
+        std::fs::write(run.candidates().join(".step-000000400.safetensors.tmp.4294967294.1"), b"x").unwrap();
+        std::fs::write(temp::temp_path(&run.candidate(500)), b"x").unwrap();
         std::fs::write(run.candidates().join("notes.txt"), b"x").unwrap();
         let names: Vec<String> =
             run.list_candidates().unwrap().iter().map(|p| p.file_name().unwrap().to_string_lossy().into()).collect();

@@ -12,3 +12,4 @@ pub mod run;
 pub mod selfplay;
 pub mod train;
 pub mod uci;
+pub mod worker;

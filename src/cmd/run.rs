@@ -55,18 +55,24 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
             text.push_str(&format!("#   {o}\n"));
         }
     }
+    let stop = stop_on_interrupt("szero run")?;
+    let run = RunLayout::new(&args.run_dir);
+    eprintln!("szero run: {} -> {}", args.config.display(), run.root().display());
+    crate::pipeline::run(&cfg, &text, &run, &stop, crate::pipeline::Process::Run)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A flag that Ctrl-C (or SIGTERM, as a scheduler sends) sets: the stages finish what they
+/// are writing and stop. A second signal leaves at once (every file is written atomically).
+pub fn stop_on_interrupt(who: &'static str) -> Result<Arc<AtomicBool>> {
     let stop = Arc::new(AtomicBool::new(false));
     let flag = stop.clone();
     ctrlc::set_handler(move || {
         if flag.swap(true, Ordering::SeqCst) {
-            // A second Ctrl-C: leave at once (every file is written atomically).
             std::process::exit(130);
         }
-        eprintln!("\nszero run: stopping (Ctrl-C again to quit at once)");
+        eprintln!("\n{who}: stopping (Ctrl-C again to quit at once)");
     })
     .context("installing the Ctrl-C handler")?;
-    let run = RunLayout::new(&args.run_dir);
-    eprintln!("szero run: {} -> {}", args.config.display(), run.root().display());
-    crate::pipeline::run(&cfg, &text, &run, &stop)?;
-    Ok(ExitCode::SUCCESS)
+    Ok(stop)
 }
