@@ -1,7 +1,7 @@
 //! The `[gate]` table of a run configuration.
 
+use crate::elo::SprtConfig;
 use crate::matches::Adjudication;
-use crate::stats::SprtConfig;
 use models::{DeviceChoice, Precision};
 use search::config::check::{count, require};
 use search::config::ConfigError;

@@ -11,10 +11,10 @@
 //! * `gate/<unix time>-<candidate>.pgn`: the games, if `save_pgn`.
 
 use crate::config::{GateConfig, GateMode};
+use crate::elo::{EloEstimate, Pentanomial, SprtDecision, SprtStatus, Wdl};
 use crate::matches::batched::{run_batched_match, BatchedPlayer, Side};
 use crate::matches::openings::{load_epd, OpeningBook, OpeningError};
 use crate::matches::{MatchConfig, MatchEnd, MatchError, Progress};
-use crate::stats::{EloEstimate, Pentanomial, SprtDecision, SprtStatus, Wdl};
 use models::load_evaluator;
 use runstore::RunLayout;
 use schess::Variant;
@@ -380,7 +380,7 @@ mod tests {
 
     #[test]
     fn regression_check_rejects_only_clear_losses() {
-        use crate::stats::elo_estimate;
+        use crate::elo::elo_estimate;
         // Pentanomial counts (0, 0.5, 1, 1.5, 2 points per pair), 10 pairs each.
         assert!(no_clear_loss(&elo_estimate(&[1, 2, 4, 2, 1])), "an even match passes");
         assert!(no_clear_loss(&elo_estimate(&[2, 3, 3, 1, 1])), "a slight loss is not clear");

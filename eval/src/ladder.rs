@@ -11,12 +11,12 @@
 //! what it has not measured yet.
 
 use crate::clock::RunClock;
+use crate::elo::{EloEstimate, Pentanomial, Wdl};
 use crate::gate::read_log;
 use crate::matches::batched::{run_batched_match, BatchedPlayer, Side};
 use crate::matches::openings::OpeningBook;
 use crate::matches::{Adjudication, MatchConfig, MatchReport};
 use crate::players::{MctsSpec, PlayerFactory, PlayerSpec};
-use crate::stats::{EloEstimate, Pentanomial, Wdl};
 use runstore::RunLayout;
 use schess::Variant;
 use search::{RootMode, SearchConfig};

@@ -5,7 +5,7 @@
 //!   ([`search::Searcher`] with a network or a rules-only evaluator) and external UCI engines
 //!   such as Fairy-Stockfish.
 //! - [`matches`]: game pairs from [`matches::openings`] on worker threads,
-//!   [`matches::adjudication`], records and PGN ([`matches::record`]), and [`stats`] (Elo,
+//!   [`matches::adjudication`], records and PGN ([`matches::record`]), and [`elo`] (Elo,
 //!   pentanomial, GSPRT); [`matches::batched`] plays network against network
 //!   with many games in flight and one network call per batch of leaves.
 //! - [`gate`]: the candidate-versus-best test that decides which network self-play uses,
@@ -16,15 +16,15 @@
 
 pub mod clock;
 pub mod config;
+pub mod elo;
 pub mod gate;
 pub mod ladder;
 pub mod matches;
 pub mod players;
-pub mod stats;
 pub mod uci;
 
 pub use config::{GateConfig, GateMode};
+pub use elo::{EloEstimate, Pentanomial, SprtConfig, Wdl};
 pub use gate::{run_gate, GateDecision, GateError};
 pub use matches::{run_match, Adjudication, MatchConfig, MatchReport};
 pub use players::{Player, PlayerError, PlayerFactory, PlayerSpec};
-pub use stats::{EloEstimate, Pentanomial, SprtConfig, Wdl};

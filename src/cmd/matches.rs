@@ -3,11 +3,11 @@
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
+use eval::elo::SprtConfig;
 use eval::matches::batched::{run_batched_match, BatchedPlayer, Side};
 use eval::matches::openings::{load_epd, OpeningBook};
 use eval::matches::{run_match, Adjudication, MatchConfig};
 use eval::players::{PlayerFactory, PlayerSpec};
-use eval::stats::SprtConfig;
 use indicatif::{ProgressBar, ProgressStyle};
 use schess::Variant;
 use std::path::PathBuf;

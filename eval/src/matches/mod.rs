@@ -11,8 +11,8 @@ pub use adjudication::Adjudication;
 pub use record::{verify_record, GameRecord};
 pub use schess::Termination;
 
+use crate::elo::{elo_estimate, EloEstimate, Pentanomial, SprtConfig, SprtDecision, SprtStatus, Wdl};
 use crate::players::{Player, PlayerError, PlayerFactory};
-use crate::stats::{elo_estimate, EloEstimate, Pentanomial, SprtConfig, SprtDecision, SprtStatus, Wdl};
 use adjudication::{forfeit, natural_end, GameEnd, ResignTracker};
 use openings::{Opening, OpeningBook};
 use record::record_game;

@@ -1,4 +1,4 @@
-//! Match statistics: Elo with a 95% interval, normalized Elo, likelihood of superiority,
+//! Match statistics (`elo`): Elo with a 95% interval, normalized Elo, likelihood of superiority,
 //! and the generalized SPRT (GSPRT) that fishtest uses, all from trinomial (L, D, W) or
 //! pentanomial (game-pair) counts.
 //!
