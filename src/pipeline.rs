@@ -4,9 +4,10 @@
 //!
 //! * self-play reads `best.safetensors` and writes whole shards;
 //! * the trainer reads shards, writes checkpoints and `candidates/step-N.safetensors`;
-//! * the gate tests the newest candidate against the best network; on a pass it first
-//!   appends the decision to `gate/log.jsonl` (the commit point), then replaces
-//!   `best.safetensors`. A restart finishes an interrupted promotion from the log.
+//! * the gate tests the newest candidate against the best network; on a pass it claims
+//!   the next generation (`gate/promotions/gen-N.json`, created if absent: the commit
+//!   point), appends the decision to `gate/log.jsonl` and replaces `best.safetensors`
+//!   (`eval::gate::commit_decision`). A restart finishes an interrupted promotion.
 //!
 //! The generation of the best network is the number of promotions in the gate log.
 

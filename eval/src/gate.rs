@@ -8,6 +8,7 @@
 //!   file and a crash leaves either the old or the new network.
 //! * `gate/log.jsonl`: one JSON object per decision ([`GateDecision`]), appended with a
 //!   single write per line and synced, so the log stays line-complete across crashes.
+//! * `gate/promotions/gen-N.json`: the claim of generation N (see [`commit_decision`]).
 //! * `gate/<unix time>-<candidate>.pgn`: the games, if `save_pgn`.
 
 use crate::config::{GateConfig, GateMode};
@@ -115,12 +116,29 @@ pub fn run_gate_with(
     Ok(decision)
 }
 
-/// Records `decision` in the run: the one promotion path of every stage and command. The
-/// log entry is the commit point (a passed, finished test is a promotion from then on);
-/// the copy to `best.safetensors` follows, and [`complete_promotion`] redoes it after a
-/// crash in between, so the log and the generation count never miss a promotion.
+/// Records `decision` in the run: the one promotion path of every stage and command.
+///
+/// A passed, finished test first claims the next generation by creating its claim file
+/// if absent (`gate/promotions/gen-N.json`, holding the decision): of two gates racing
+/// for a generation exactly one wins, and the other's decision is logged as not promoted.
+/// The claim is the commit point; the log line and the copy to `best.safetensors`
+/// follow, and [`complete_promotion`] redoes both after a crash in between, so the log and
+/// the generation count never miss a promotion.
 pub fn commit_decision(run_dir: &Path, decision: &mut GateDecision) -> Result<(), GateError> {
-    decision.promoted = decision.passed && !decision.aborted;
+    let run = RunLayout::new(run_dir);
+    decision.promoted = false;
+    if decision.passed && !decision.aborted {
+        let generation = next_generation(&run)?;
+        let claim = run.promotion(generation);
+        let json =
+            serde_json::to_vec(&GateDecision { promoted: true, ..decision.clone() }).expect("a decision serialises");
+        if runstore::create_if_absent(&claim, &json).map_err(|error| GateError::Io { path: claim, error })? {
+            decision.promoted = true;
+        } else {
+            decision.reason =
+                format!("{}; not promoted: another gate promoted generation {generation} first", decision.reason);
+        }
+    }
     append_log(run_dir, decision)?;
     if decision.promoted {
         promote(run_dir, &decision.candidate)?;
@@ -128,18 +146,46 @@ pub fn commit_decision(run_dir: &Path, decision: &mut GateDecision) -> Result<()
     Ok(())
 }
 
-/// Finishes a promotion that a crash interrupted between its log entry and the copy:
-/// makes the last promoted candidate `best.safetensors` again if it is not. Returns
-/// whether it had to. (A candidate deleted since is left alone: `best.safetensors` is
-/// then the newest network there is.)
+/// The generation a promotion now would make: one past both the claims and the log
+/// (runs from before claims existed have only the log).
+fn next_generation(run: &RunLayout) -> Result<u32, GateError> {
+    let io = |error| GateError::Io { path: run.promotions(), error };
+    let claimed = run.list_promotions().map_err(io)?.last().map_or(0, |(g, _)| *g);
+    let logged = read_log(run.root())?.iter().filter(|d| d.promoted).count() as u32;
+    Ok(claimed.max(logged) + 1)
+}
+
+/// Finishes promotions that a crash interrupted after their claim: appends the log line a
+/// claim has not got yet, and makes the last promoted candidate `best.safetensors` again
+/// if it is not. Returns whether it had to do anything. (A candidate deleted since is left
+/// alone: `best.safetensors` is then the newest network there is.)
 pub fn complete_promotion(run_dir: &Path) -> Result<bool, GateError> {
+    let run = RunLayout::new(run_dir);
+    let mut done = false;
+    let claims = run.list_promotions().map_err(|error| GateError::Io { path: run.promotions(), error })?;
+    if !claims.is_empty() {
+        let log = read_log(run_dir)?;
+        for (_, path) in claims {
+            let text = std::fs::read(&path).map_err(|error| GateError::Io { path: path.clone(), error })?;
+            let claim: GateDecision = serde_json::from_slice(&text).map_err(|e| GateError::Log {
+                path: path.clone(),
+                line: 1,
+                reason: e.to_string(),
+            })?;
+            let logged =
+                log.iter().any(|d| d.promoted && d.candidate == claim.candidate && d.time_unix == claim.time_unix);
+            if !logged {
+                append_log(run_dir, &claim)?;
+                done = true;
+            }
+        }
+    }
     let log = read_log(run_dir)?;
-    let Some(last) = log.iter().rev().find(|d| d.promoted) else { return Ok(false) };
-    let best = RunLayout::new(run_dir).best();
+    let Some(last) = log.iter().rev().find(|d| d.promoted) else { return Ok(done) };
     let read = |p: &Path| std::fs::read(p).ok();
-    let Some(candidate) = read(&last.candidate) else { return Ok(false) };
-    if read(&best).as_ref() == Some(&candidate) {
-        return Ok(false);
+    let Some(candidate) = read(&last.candidate) else { return Ok(done) };
+    if read(&run.best()).as_ref() == Some(&candidate) {
+        return Ok(done);
     }
     promote(run_dir, &last.candidate)?;
     Ok(true)
@@ -499,6 +545,73 @@ mod tests {
         assert!(complete_promotion(run).unwrap());
         assert_eq!(std::fs::read(RunLayout::new(run).best()).unwrap(), std::fs::read(&a).unwrap());
         assert!(!complete_promotion(run).unwrap(), "nothing left to complete");
+        assert_eq!(RunLayout::new(run).list_promotions().unwrap().len(), 1);
+
+        // A crash after the claim of generation 2, before its log line and copy.
+        let b = run.join("b.safetensors");
+        save_net(&b, 2, 20);
+        let mut d = test_candidate(
+            &b,
+            Some(&a),
+            &GateConfig { mode: GateMode::Always, ..GateConfig::default() },
+            &AtomicBool::new(false),
+            None,
+            &mut |_| {},
+        )
+        .unwrap();
+        d.promoted = true;
+        let claim = serde_json::to_vec(&d).unwrap();
+        assert!(runstore::create_if_absent(&RunLayout::new(run).promotion(2), &claim).unwrap());
+        assert!(complete_promotion(run).unwrap());
+        let log = read_log(run).unwrap();
+        assert_eq!(log.iter().filter(|d| d.promoted).count(), 2);
+        assert_eq!(std::fs::read(RunLayout::new(run).best()).unwrap(), std::fs::read(&b).unwrap());
+        assert!(!complete_promotion(run).unwrap());
+    }
+
+    /// Two gates that decide at once for the same generation: one promotes, the other's
+    /// decision is logged as not promoted, and the generation count is one.
+    #[test]
+    fn of_two_gates_racing_for_a_generation_one_promotes() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = dir.path();
+        let (a, b) = (run.join("a.safetensors"), run.join("b.safetensors"));
+        save_net(&a, 1, 10);
+        save_net(&b, 2, 20);
+        std::fs::create_dir_all(RunLayout::new(run).gate()).unwrap();
+        let cfg = GateConfig::default();
+        let decide = |c: &Path| test_candidate(c, None, &cfg, &AtomicBool::new(false), None, &mut |_| {}).unwrap();
+        let (mut da, mut db) = (decide(&a), decide(&b));
+        // Both tested against the same (absent) best; a claims generation 1 first.
+        commit_decision(run, &mut da).unwrap();
+        // b computed the same next generation before a's claim landed: simulate by
+        // claiming generation 1 for b directly, as the racing gate would.
+        let json = serde_json::to_vec(&GateDecision { promoted: true, ..db.clone() }).unwrap();
+        assert!(!runstore::create_if_absent(&RunLayout::new(run).promotion(1), &json).unwrap());
+        // Through commit_decision b now claims generation 2 (a's promotion is visible).
+        commit_decision(run, &mut db).unwrap();
+        let claims = RunLayout::new(run).list_promotions().unwrap();
+        assert_eq!(claims.iter().map(|c| c.0).collect::<Vec<_>>(), [1, 2]);
+        let first: GateDecision = serde_json::from_slice(&std::fs::read(&claims[0].1).unwrap()).unwrap();
+        assert_eq!(first.candidate, a);
+        // Racing threads for one generation: exactly one wins it.
+        let won: usize = std::thread::scope(|s| {
+            let hs: Vec<_> = (0..4)
+                .map(|_| {
+                    s.spawn(|| {
+                        let mut d = decide(&b);
+                        commit_decision(run, &mut d).unwrap();
+                        usize::from(d.promoted)
+                    })
+                })
+                .collect();
+            hs.into_iter().map(|h| h.join().unwrap()).sum()
+        });
+        let claims = RunLayout::new(run).list_promotions().unwrap();
+        let log = read_log(run).unwrap();
+        assert_eq!(claims.len(), 2 + won);
+        assert_eq!(log.iter().filter(|d| d.promoted).count(), claims.len(), "one log line per claim");
+        assert!(log.iter().filter(|d| !d.promoted).all(|d| d.reason.contains("another gate")), "{log:?}");
     }
 
     #[test]

@@ -15,6 +15,7 @@
 //! <run>/candidates/step-NNNNNNNNN.safetensors networks the trainer proposes, one per step
 //! <run>/trainer/                             trainer checkpoints (their own layout: trainer::checkpoint)
 //! <run>/gate/log.jsonl                       every gate decision; promotions are counted from it
+//! <run>/gate/promotions/gen-N.json           the claim of generation N, created if absent
 //! <run>/gate/*.pgn                           gate games
 //! <run>/tensorboard/<stage>/                 TensorBoard event files per stage
 //! <run>/ladder/                              `szero ladder`'s tables and plot
@@ -23,8 +24,9 @@
 //! Commit rules: files are written whole to a temporary name in the same directory and
 //! renamed (a reader never sees half a file; [`RunLayout::clean_temporaries`] removes
 //! what a killed writer left); networks are never rewritten under the same name; a
-//! promotion is committed by its line in the gate log, and `best.safetensors` is a copy
-//! made afterwards (see `eval::gate::commit_decision`).
+//! promotion is committed by creating its generation's claim if absent
+//! ([`create_if_absent`]: one winner among racing gates), then logged, and
+//! `best.safetensors` is a copy made afterwards (see `eval::gate::commit_decision`).
 
 #![forbid(unsafe_code)]
 
@@ -123,6 +125,39 @@ impl RunLayout {
         self.gate().join("log.jsonl")
     }
 
+    /// Promotion claims: one file per generation, created if absent (see
+    /// [`create_if_absent`]), so that two gates can never both promote a generation.
+    pub fn promotions(&self) -> PathBuf {
+        self.gate().join("promotions")
+    }
+
+    /// The claim of `generation` (from 1).
+    pub fn promotion(&self, generation: u32) -> PathBuf {
+        self.promotions().join(format!("gen-{generation:06}.json"))
+    }
+
+    /// The generations claimed so far, in order, with their files.
+    pub fn list_promotions(&self) -> std::io::Result<Vec<(u32, PathBuf)>> {
+        let dir = self.promotions();
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(with_path(e, &dir)),
+        };
+        let mut out = Vec::new();
+        for e in entries {
+            let e = e.map_err(|e| with_path(e, &dir))?;
+            let name = e.file_name().to_string_lossy().into_owned();
+            let generation =
+                name.strip_prefix("gen-").and_then(|n| n.strip_suffix(".json")).and_then(|n| n.parse().ok());
+            if let Some(g) = generation {
+                out.push((g, e.path()));
+            }
+        }
+        out.sort();
+        Ok(out)
+    }
+
     /// The games of a gate test named `stem`.
     pub fn gate_pgn(&self, stem: &str) -> PathBuf {
         self.gate().join(format!("{stem}.pgn"))
@@ -157,6 +192,26 @@ impl RunLayout {
     }
 }
 
+/// Creates `path` with `bytes` unless it exists, atomically: the file appears whole or not
+/// at all, and of writers racing for one name exactly one succeeds (a complete temporary
+/// file hard-linked to the name; the link fails if the name exists). Returns whether this
+/// call created it.
+pub fn create_if_absent(path: &Path, bytes: &[u8]) -> std::io::Result<bool> {
+    use std::io::Write;
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| with_path(e, dir))?;
+    }
+    let tmp = temp::temp_path(path);
+    let written = std::fs::File::create(&tmp).and_then(|mut f| f.write_all(bytes).and_then(|()| f.sync_all()));
+    let linked = written.and_then(|()| std::fs::hard_link(&tmp, path));
+    let _ = std::fs::remove_file(&tmp);
+    match linked {
+        Ok(()) => Ok(true),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+        Err(e) => Err(with_path(e, path)),
+    }
+}
+
 const BEST_FILE: &str = "best.safetensors";
 const TENSORBOARD: &str = "tensorboard";
 
@@ -187,6 +242,29 @@ mod tests {
         assert_eq!(names, ["step-000000020.safetensors", "step-000000300.safetensors", "step-000001000.safetensors"]);
         assert_eq!(run.clean_temporaries(), 1);
         assert!(run.tensorboard("gate").starts_with(dir.path().join("tensorboard")));
+    }
+
+    #[test]
+    fn of_racing_creators_exactly_one_wins_and_the_file_is_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = RunLayout::new(dir.path());
+        let path = run.promotion(3);
+        let winners: Vec<usize> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..8)
+                .map(|i| {
+                    let path = &path;
+                    s.spawn(move || {
+                        create_if_absent(path, format!("writer {i}").repeat(1000).as_bytes()).unwrap().then_some(i)
+                    })
+                })
+                .collect();
+            handles.into_iter().filter_map(|h| h.join().unwrap()).collect()
+        });
+        assert_eq!(winners.len(), 1, "{winners:?}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), format!("writer {}", winners[0]).repeat(1000));
+        assert_eq!(run.list_promotions().unwrap(), vec![(3, path)]);
+        let left: Vec<_> = std::fs::read_dir(run.promotions()).unwrap().collect();
+        assert_eq!(left.len(), 1, "no temporary file stays");
     }
 
     #[test]
