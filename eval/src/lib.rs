@@ -4,7 +4,7 @@
 //!   the factory that makes them; the baselines (random, greedy), the MCTS player
 //!   ([`search::Searcher`] with a network or a rules-only evaluator) and external UCI engines
 //!   such as Fairy-Stockfish.
-//! - [`matches`]: game pairs from [`matches::openings`] on worker threads,
+//! - [`matches`](mod@matches): game pairs from [`matches::openings`] on worker threads,
 //!   [`matches::adjudication`], records and PGN ([`matches::record`]), and [`elo`] (Elo,
 //!   pentanomial, GSPRT); [`matches::batched`] plays network against network
 //!   with many games in flight and one network call per batch of leaves.

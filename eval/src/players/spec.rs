@@ -102,7 +102,7 @@ fn default_engine_init_ms() -> u64 {
     30_000
 }
 
-/// A player description: what [`PlayerFactory::new`] turns into players.
+/// A player description: what [`crate::players::factory::PlayerFactory::new`] turns into players.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum PlayerSpec {
