@@ -16,6 +16,10 @@
 //!   side-game.
 //! ```
 
+mod common;
+
+use common::record;
+
 use research::games::{self, LoadOptions};
 use research::stats::{
     self, by_generation, by_variant, entry, first_counts, gates_by, side_games, summarize, Condition, First,
@@ -165,20 +169,6 @@ fn generations_and_variants() {
         variants.iter().map(|v| (v.variant, v.games, v.gates)).collect::<Vec<_>>(),
         vec![(Variant::Chess, 1, 0), (Variant::Seirawan, 3, 6),]
     );
-}
-
-fn record(variant: &str, fen: &str, moves: &[&str], result: i8, generation: u32) -> GameRecord {
-    GameRecord {
-        variant: variant.into(),
-        start_fen: fen.into(),
-        moves: moves.iter().map(|m| m.to_string()).collect(),
-        samples: vec![],
-        result,
-        termination: schess::Termination::MaxLength,
-        generation,
-        resign_disabled: false,
-        would_have_resigned: None,
-    }
 }
 
 fn fixed_records() -> Vec<GameRecord> {

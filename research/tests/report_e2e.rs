@@ -1,24 +1,13 @@
 //! The whole report: files written, known tables, the control variant, a network probe
 //! with the uniform evaluator (known answers) and with a real (tiny, untrained) network.
 
+mod common;
+
+use common::record;
+
 use research::network::ProbeOptions;
 use research::{gating_report, Options, Probe, ReportError};
 use search::evaluator::UniformEvaluator;
-use selfplay::GameRecord;
-
-fn record(variant: &str, fen: &str, moves: &[&str], result: i8, generation: u32) -> GameRecord {
-    GameRecord {
-        variant: variant.into(),
-        start_fen: fen.into(),
-        moves: moves.iter().map(|m| m.to_string()).collect(),
-        samples: vec![],
-        result,
-        termination: schess::Termination::MaxLength,
-        generation,
-        resign_disabled: false,
-        would_have_resigned: None,
-    }
-}
 
 fn run_dir() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
