@@ -93,20 +93,11 @@ impl RunLayout {
     /// Candidate networks, in step order (temporary files left out). A missing directory
     /// is an empty list: a run whose trainer has not written yet.
     pub fn list_candidates(&self) -> std::io::Result<Vec<PathBuf>> {
-        let dir = self.candidates();
-        let entries = match std::fs::read_dir(&dir) {
-            Ok(e) => e,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(with_path(e, &dir)),
-        };
-        let mut out = Vec::new();
-        for e in entries {
-            let e = e.map_err(|e| with_path(e, &dir))?;
-            let name = e.file_name().to_string_lossy().into_owned();
-            if !name.starts_with('.') && name.ends_with(".safetensors") {
-                out.push(e.path());
-            }
-        }
+        let mut out: Vec<PathBuf> = names_in(&self.candidates())?
+            .into_iter()
+            .filter(|(name, _)| !name.starts_with('.') && name.ends_with(".safetensors"))
+            .map(|(_, path)| path)
+            .collect();
         out.sort();
         Ok(out)
     }
@@ -138,22 +129,13 @@ impl RunLayout {
 
     /// The generations claimed so far, in order, with their files.
     pub fn list_promotions(&self) -> std::io::Result<Vec<(u32, PathBuf)>> {
-        let dir = self.promotions();
-        let entries = match std::fs::read_dir(&dir) {
-            Ok(e) => e,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(with_path(e, &dir)),
-        };
-        let mut out = Vec::new();
-        for e in entries {
-            let e = e.map_err(|e| with_path(e, &dir))?;
-            let name = e.file_name().to_string_lossy().into_owned();
-            let generation =
-                name.strip_prefix("gen-").and_then(|n| n.strip_suffix(".json")).and_then(|n| n.parse().ok());
-            if let Some(g) = generation {
-                out.push((g, e.path()));
-            }
-        }
+        let mut out: Vec<(u32, PathBuf)> = names_in(&self.promotions())?
+            .into_iter()
+            .filter_map(|(name, path)| {
+                let generation = name.strip_prefix("gen-")?.strip_suffix(".json")?.parse().ok()?;
+                Some((generation, path))
+            })
+            .collect();
         out.sort();
         Ok(out)
     }
@@ -214,6 +196,19 @@ pub fn create_if_absent(path: &Path, bytes: &[u8]) -> std::io::Result<bool> {
 
 const BEST_FILE: &str = "best.safetensors";
 const TENSORBOARD: &str = "tensorboard";
+
+/// The entries of `dir` as (file name, path); none when `dir` does not exist (a run whose
+/// stage has not written there yet).
+fn names_in(dir: &Path) -> std::io::Result<Vec<(String, PathBuf)>> {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(with_path(e, dir)),
+    };
+    entries
+        .map(|e| e.map(|e| (e.file_name().to_string_lossy().into_owned(), e.path())).map_err(|e| with_path(e, dir)))
+        .collect()
+}
 
 /// `e` with the path it concerns in its message.
 fn with_path(e: std::io::Error, path: &Path) -> std::io::Error {
