@@ -163,24 +163,21 @@ pub fn complete_promotion(run_dir: &Path) -> Result<bool, GateError> {
     let run = RunLayout::new(run_dir);
     let mut done = false;
     let claims = run.list_promotions().map_err(|error| GateError::Io { path: run.promotions(), error })?;
-    if !claims.is_empty() {
-        let log = read_log(run_dir)?;
-        for (_, path) in claims {
-            let text = std::fs::read(&path).map_err(|error| GateError::Io { path: path.clone(), error })?;
-            let claim: GateDecision = serde_json::from_slice(&text).map_err(|e| GateError::Log {
-                path: path.clone(),
-                line: 1,
-                reason: e.to_string(),
-            })?;
-            let logged =
-                log.iter().any(|d| d.promoted && d.candidate == claim.candidate && d.time_unix == claim.time_unix);
-            if !logged {
-                append_log(run_dir, &claim)?;
-                done = true;
-            }
+    let mut log = read_log(run_dir)?;
+    for (_, path) in claims {
+        let text = std::fs::read(&path).map_err(|error| GateError::Io { path: path.clone(), error })?;
+        let claim: GateDecision = serde_json::from_slice(&text).map_err(|e| GateError::Log {
+            path: path.clone(),
+            line: 1,
+            reason: e.to_string(),
+        })?;
+        let logged = log.iter().any(|d| d.promoted && d.candidate == claim.candidate && d.time_unix == claim.time_unix);
+        if !logged {
+            append_log(run_dir, &claim)?;
+            log.push(claim);
+            done = true;
         }
     }
-    let log = read_log(run_dir)?;
     let Some(last) = log.iter().rev().find(|d| d.promoted) else { return Ok(done) };
     let read = |p: &Path| std::fs::read(p).ok();
     let Some(candidate) = read(&last.candidate) else { return Ok(done) };
