@@ -32,7 +32,13 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod atomic;
+mod store;
 pub mod temp;
+
+pub use atomic::create_if_absent;
+use atomic::with_path;
+pub use store::{AddressError, ObjectInfo, RunAddress, Store, StoreError};
 
 /// The names of one run directory.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -174,26 +180,6 @@ impl RunLayout {
     }
 }
 
-/// Creates `path` with `bytes` unless it exists, atomically: the file appears whole or not
-/// at all, and of writers racing for one name exactly one succeeds (a complete temporary
-/// file hard-linked to the name; the link fails if the name exists). Returns whether this
-/// call created it.
-pub fn create_if_absent(path: &Path, bytes: &[u8]) -> std::io::Result<bool> {
-    use std::io::Write;
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(|e| with_path(e, dir))?;
-    }
-    let tmp = temp::temp_path(path);
-    let written = std::fs::File::create(&tmp).and_then(|mut f| f.write_all(bytes).and_then(|()| f.sync_all()));
-    let linked = written.and_then(|()| std::fs::hard_link(&tmp, path));
-    let _ = std::fs::remove_file(&tmp);
-    match linked {
-        Ok(()) => Ok(true),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
-        Err(e) => Err(with_path(e, path)),
-    }
-}
-
 const BEST_FILE: &str = "best.safetensors";
 const TENSORBOARD: &str = "tensorboard";
 
@@ -208,11 +194,6 @@ fn names_in(dir: &Path) -> std::io::Result<Vec<(String, PathBuf)>> {
     entries
         .map(|e| e.map(|e| (e.file_name().to_string_lossy().into_owned(), e.path())).map_err(|e| with_path(e, dir)))
         .collect()
-}
-
-/// `e` with the path it concerns in its message.
-fn with_path(e: std::io::Error, path: &Path) -> std::io::Error {
-    std::io::Error::new(e.kind(), format!("{}: {e}", path.display()))
 }
 
 #[cfg(test)]
