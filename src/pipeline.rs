@@ -13,13 +13,13 @@
 
 use crate::config::RunConfig;
 use anyhow::{Context, Result};
-use eval::gate::{commit_decision, complete_promotion, read_log, test_candidate};
+use eval::gate::{best_network, commit_decision, complete_promotion, read_log, test_candidate};
 use indicatif::{ProgressBar, ProgressStyle};
-use runstore::RunLayout;
+use runstore::Run;
 use selfplay::runner::{play_into, NetworkSource, RunOptions, SwappableNetwork};
 use selfplay::stats::SelfplayStats;
 use selfplay::writer::ShardWriter;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -75,11 +75,13 @@ impl Process<'_> {
 }
 
 /// Runs the stages `[run]` enables until `stop` is set or a `[run]` limit is reached.
-pub fn run(cfg: &RunConfig, config_text: &str, run: &RunLayout, stop: &AtomicBool, process: Process<'_>) -> Result<()> {
+pub fn run(cfg: &RunConfig, config_text: &str, run: &Run, stop: &AtomicBool, process: Process<'_>) -> Result<()> {
+    let store = run;
+    let run = store.layout();
     run.create()?;
-    if !run.config().exists() {
-        models::io::write_atomic(&run.config(), config_text.as_bytes())
-            .with_context(|| format!("writing {}", run.config().display()))?;
+    // The config the run was started with; the first process to start writes it.
+    if !store.fetch(&run.config())? {
+        store.create_if_absent(&run.config(), config_text.as_bytes())?;
     }
     let removed = run.clean_temporaries();
     if removed > 0 {
@@ -88,7 +90,7 @@ pub fn run(cfg: &RunConfig, config_text: &str, run: &RunLayout, stop: &AtomicBoo
     if let Some(warning) = eval::gate::repair_log(run.root())? {
         eprintln!("szero run: warning: {warning}");
     }
-    ensure_best(cfg, run)?;
+    ensure_best(cfg, store)?;
     // The run's clock (minutes in ladders) follows the trainer: self-play workers come
     // and go without the run standing still.
     if cfg.run.train {
@@ -97,7 +99,7 @@ pub fn run(cfg: &RunConfig, config_text: &str, run: &RunLayout, stop: &AtomicBoo
     }
     eprintln!("szero run: {}", thread_budget(cfg));
     let status = Status::default();
-    status.generation.store(generation(run)? as u64, Ordering::Relaxed);
+    status.generation.store(best_network(store)?.0 as u64, Ordering::Relaxed);
     let gated = read_log(run.root())?.iter().filter_map(|d| d.candidate_step).max().unwrap_or(0);
     status.gated_step.store(gated, Ordering::Relaxed);
     let started = Instant::now();
@@ -108,13 +110,13 @@ pub fn run(cfg: &RunConfig, config_text: &str, run: &RunLayout, stop: &AtomicBoo
     };
     std::thread::scope(|s| {
         if cfg.run.selfplay {
-            s.spawn(|| selfplay_stage(cfg, run, process, &status, stop).unwrap_or_else(|e| fail("self-play", e)));
+            s.spawn(|| selfplay_stage(cfg, store, process, &status, stop).unwrap_or_else(|e| fail("self-play", e)));
         }
         if cfg.run.train {
-            s.spawn(|| train_stage(cfg, run, &status, stop).unwrap_or_else(|e| fail("training", e)));
+            s.spawn(|| train_stage(cfg, store, &status, stop).unwrap_or_else(|e| fail("training", e)));
         }
         if cfg.run.gate {
-            s.spawn(|| gate_stage(cfg, run, &status, stop).unwrap_or_else(|e| fail("gating", e)));
+            s.spawn(|| gate_stage(cfg, store, &status, stop).unwrap_or_else(|e| fail("gating", e)));
         }
         display(cfg, &status, stop, started);
     });
@@ -164,34 +166,29 @@ pub fn thread_budget(cfg: &RunConfig) -> String {
     format!("threads: {}", parts.join(", "))
 }
 
-/// Creates the generation-0 network on a first start, and completes a promotion that
-/// was interrupted between its log entry and the copy.
-fn ensure_best(cfg: &RunConfig, run: &RunLayout) -> Result<()> {
-    complete_promotion(run.root())?;
-    if !run.best().exists() {
+/// Creates the generation-0 network on a first start (the first process of a run to
+/// start writes it; the others take that one), and completes a promotion that was
+/// interrupted between its claim and the copy.
+fn ensure_best(cfg: &RunConfig, store: &Run) -> Result<()> {
+    let run = store.layout();
+    if !store.fetch(&run.initial())? {
         models::tch::manual_seed(cfg.train.seed as i64);
         let net = models::Net::new(cfg.network.net_config(), models::tch::Device::Cpu)?;
+        let fresh = runstore::temp::temp_path(&run.initial());
+        models::checkpoint::save(&net, &fresh, models::FORMAT_VERSIONS, 0)?;
+        let bytes = std::fs::read(&fresh).with_context(|| format!("reading {}", fresh.display()));
+        let _ = std::fs::remove_file(&fresh);
         // Kept as the first rung of the run's strength ladder.
-        models::checkpoint::save(&net, run.initial(), models::FORMAT_VERSIONS, 0)?;
-        models::checkpoint::save(&net, run.best(), models::FORMAT_VERSIONS, 0)?;
+        if !store.create_if_absent(&run.initial(), &bytes?)? {
+            store.fetch(&run.initial())?;
+        }
+    }
+    complete_promotion(store)?;
+    if !run.best().exists() {
+        models::io::commit_with(&run.best(), |tmp| std::fs::copy(run.initial(), tmp).map(|_| ()))
+            .with_context(|| format!("writing {}", run.best().display()))?;
     }
     Ok(())
-}
-
-/// The current generation and its network file: the last promoted candidate itself
-/// (immutable, and complete before its promotion was logged), so that a reader never
-/// catches `best.safetensors` between the log entry and the copy; the best network's file
-/// when the candidate is gone or nothing was promoted yet.
-fn latest_promotion(run: &RunLayout) -> Result<(u32, PathBuf)> {
-    let log = read_log(run.root())?;
-    let promoted: Vec<&PathBuf> = log.iter().filter(|d| d.promoted).map(|d| &d.candidate).collect();
-    let path = promoted.last().filter(|p| p.exists()).map_or_else(|| run.best(), |p| p.to_path_buf());
-    Ok((promoted.len() as u32, path))
-}
-
-/// Generation of the current best network: promotions in the gate log.
-pub fn generation(run: &RunLayout) -> Result<u32> {
-    Ok(latest_promotion(run)?.0)
 }
 
 fn sleep_unless(stop: &AtomicBool, d: Duration) {
@@ -205,12 +202,18 @@ fn sleep_unless(stop: &AtomicBool, d: Duration) {
 /// in each newly promoted network between moves.
 fn selfplay_stage(
     cfg: &RunConfig,
-    run: &RunLayout,
+    store: &Run,
     process: Process<'_>,
     status: &Status,
     stop: &AtomicBool,
 ) -> Result<()> {
+    let run = store.layout();
     let name = process.selfplay_name();
+    // Shards a killed process wrote but did not publish.
+    let pushed = store.push(&run.shards())?;
+    if pushed > 0 {
+        eprintln!("szero run: published {pushed} shard file(s) written before a restart");
+    }
     let mut tb = TbWriter::open(run.tensorboard(&name)).ok();
     let mut stats = SelfplayStats::default();
     // Steps continue across restarts: count the games already in the run's shards.
@@ -222,11 +225,12 @@ fn selfplay_stage(
             .with_context(|| format!("self-play network of generation {generation}"))?;
         Ok(Arc::from(evaluator))
     };
-    let first = generation(run)?;
-    let evaluator = load(first, &run.best())?;
+    let (first, best) = best_network(store)?;
+    let evaluator = load(first, &best)?;
     eprintln!("szero run: self-play network: {}", evaluator.describe());
     let network = SwappableNetwork::new(first, evaluator);
-    let mut writer = ShardWriter::new(&run.shards(), &name, cfg.selfplay.games_per_shard, cfg.run.pgn)?;
+    let mut writer = ShardWriter::new(&run.shards(), &name, cfg.selfplay.games_per_shard, cfg.run.pgn)?
+        .on_written(|path| store.publish(path).map_err(std::io::Error::other));
     let opts = RunOptions { games: usize::MAX, generation: first, seed };
     let played = AtomicBool::new(false);
     let mut last = (Instant::now(), (0u64, 0u64));
@@ -235,7 +239,7 @@ fn selfplay_stage(
             let mut current = first;
             while !stop.load(Ordering::Relaxed) && !played.load(Ordering::Relaxed) {
                 sleep_unless(stop, Duration::from_secs(2));
-                let (latest, path) = latest_promotion(run)?;
+                let (latest, path) = best_network(store)?;
                 if latest != current {
                     network.replace(latest, load(latest, &path)?);
                     current = latest;
@@ -301,7 +305,9 @@ fn count_games(dir: &Path) -> u64 {
         .sum()
 }
 
-fn train_stage(cfg: &RunConfig, run: &RunLayout, status: &Status, stop: &AtomicBool) -> Result<()> {
+fn train_stage(cfg: &RunConfig, store: &Run, status: &Status, stop: &AtomicBool) -> Result<()> {
+    let run = store.layout();
+    store.pull(&run.shards())?;
     let mut trainer = Trainer::open_with(
         run.root(),
         &cfg.train,
@@ -318,13 +324,17 @@ fn train_stage(cfg: &RunConfig, run: &RunLayout, status: &Status, stop: &AtomicB
             // candidate of this step (written here when the step is off candidate_every).
             if !run.candidate(trainer.step()).exists() {
                 trainer.write_candidate()?;
+                store.push(&run.candidates())?;
             }
             *status.trainer_note.lock().unwrap_or_else(|p| p.into_inner()) = "max_steps reached".into();
             status.train_step.store(trainer.step(), Ordering::Relaxed);
             sleep_unless(stop, Duration::from_secs(1));
             continue;
         }
+        // Games of workers elsewhere (a mirrored run), then the candidates this wrote.
+        store.pull(&run.shards())?;
         let report = trainer.train_steps(chunk, stop)?;
+        store.push(&run.candidates())?;
         status.train_step.store(trainer.step(), Ordering::Relaxed);
         status.samples_trained.store(trainer.samples_trained(), Ordering::Relaxed);
         match report.reason {
@@ -343,9 +353,14 @@ fn train_stage(cfg: &RunConfig, run: &RunLayout, status: &Status, stop: &AtomicB
     Ok(())
 }
 
-fn gate_stage(cfg: &RunConfig, run: &RunLayout, status: &Status, stop: &AtomicBool) -> Result<()> {
+fn gate_stage(cfg: &RunConfig, store: &Run, status: &Status, stop: &AtomicBool) -> Result<()> {
+    let run = store.layout();
     let mut tb = TbWriter::open(run.tensorboard("gate")).ok();
     while !stop.load(Ordering::Relaxed) {
+        // Promotions by other gates of the run, and the trainer's new candidates.
+        complete_promotion(store)?;
+        status.generation.store(u64::from(best_network(store)?.0), Ordering::Relaxed);
+        store.pull(&run.candidates())?;
         let log = read_log(run.root())?;
         let newest = run.list_candidates()?.into_iter().next_back().filter(|c| !log.iter().any(|d| &d.candidate == c));
         let Some(candidate) = newest else {
@@ -361,7 +376,10 @@ fn gate_stage(cfg: &RunConfig, run: &RunLayout, status: &Status, stop: &AtomicBo
         if decision.aborted {
             break;
         }
-        commit_decision(run.root(), &mut decision)?;
+        commit_decision(store, &mut decision)?;
+        if let Some(pgn) = decision.pgn.as_ref().filter(|p| p.exists()) {
+            store.publish(pgn)?;
+        }
         if decision.promoted {
             status.generation.fetch_add(1, Ordering::Relaxed);
         }

@@ -17,7 +17,7 @@ use crate::matches::batched::{run_batched_match, BatchedPlayer, Side};
 use crate::matches::openings::{load_epd, OpeningBook, OpeningError};
 use crate::matches::{MatchConfig, MatchEnd, MatchError, Progress};
 use models::load_evaluator;
-use runstore::RunLayout;
+use runstore::{Run, RunLayout, StoreError};
 use schess::Variant;
 use serde::{Deserialize, Serialize};
 use std::io::Write;
@@ -53,6 +53,11 @@ pub struct GateDecision {
     pub sprt: Option<SprtStatus>,
     pub pgn: Option<PathBuf>,
     pub seconds: f64,
+    /// The promoted network's name in the run (`candidates/step-N.safetensors`), so that
+    /// processes with other directories (mirrors of an S3 run) find it; absent in
+    /// decisions from before it existed and for networks from outside the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub network: Option<String>,
 }
 
 impl GateDecision {
@@ -73,6 +78,10 @@ pub enum GateError {
     Log { path: PathBuf, line: usize, reason: String },
     #[error("{}: not a usable network: {error:#}", path.display())]
     Network { path: PathBuf, error: anyhow::Error },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error("{}: only the run's own networks can be promoted in a run that lives in an object store (a candidate under its candidates/)", path.display())]
+    OutsideRun { path: PathBuf },
     #[error(transparent)]
     Openings(#[from] OpeningError),
     #[error(transparent)]
@@ -101,18 +110,19 @@ pub fn run_gate_with(
     stop: &AtomicBool,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<GateDecision, GateError> {
-    let run = RunLayout::new(run_dir);
-    let gate_dir = run.gate();
+    let layout = RunLayout::new(run_dir);
+    let gate_dir = layout.gate();
     std::fs::create_dir_all(&gate_dir).map_err(|error| GateError::Io { path: gate_dir, error })?;
-    let run_best = run.best();
+    let run_best = layout.best();
     let best = best.map(Path::to_path_buf).or_else(|| run_best.exists().then(|| run_best.clone()));
     let pgn = cfg.save_pgn.then(|| {
         let stem = candidate.file_stem().map_or("candidate".into(), |s| s.to_string_lossy().into_owned());
-        run.gate_pgn(&format!("{}-{stem}", unix_now()))
+        layout.gate_pgn(&format!("{}-{stem}", unix_now()))
     });
-    complete_promotion(run_dir)?;
+    let run = Run::local(run_dir);
+    complete_promotion(&run)?;
     let mut decision = test_candidate(candidate, best.as_deref(), cfg, stop, pgn, progress)?;
-    commit_decision(run_dir, &mut decision)?;
+    commit_decision(&run, &mut decision)?;
     Ok(decision)
 }
 
@@ -124,24 +134,30 @@ pub fn run_gate_with(
 /// The claim is the commit point; the log line and the copy to `best.safetensors`
 /// follow, and [`complete_promotion`] redoes both after a crash in between, so the log and
 /// the generation count never miss a promotion.
-pub fn commit_decision(run_dir: &Path, decision: &mut GateDecision) -> Result<(), GateError> {
-    let run = RunLayout::new(run_dir);
+pub fn commit_decision(run: &Run, decision: &mut GateDecision) -> Result<(), GateError> {
+    let layout = run.layout();
     decision.promoted = false;
+    decision.network = run.key_of(&decision.candidate);
     if decision.passed && !decision.aborted {
-        let generation = next_generation(&run)?;
-        let claim = run.promotion(generation);
+        if decision.network.is_none() && run.is_mirrored() {
+            return Err(GateError::OutsideRun { path: decision.candidate.clone() });
+        }
+        // Other processes' claims first: the next generation is one past all of them.
+        run.pull(&layout.promotions())?;
+        let generation = next_generation(layout)?;
+        let claim = layout.promotion(generation);
         let json =
             serde_json::to_vec(&GateDecision { promoted: true, ..decision.clone() }).expect("a decision serialises");
-        if runstore::create_if_absent(&claim, &json).map_err(|error| GateError::Io { path: claim, error })? {
+        if run.create_if_absent(&claim, &json)? {
             decision.promoted = true;
         } else {
             decision.reason =
                 format!("{}; not promoted: another gate promoted generation {generation} first", decision.reason);
         }
     }
-    append_log(run_dir, decision)?;
+    append_log(layout.root(), decision)?;
     if decision.promoted {
-        promote(run_dir, &decision.candidate)?;
+        promote(layout.root(), &decision.candidate)?;
     }
     Ok(())
 }
@@ -155,36 +171,84 @@ fn next_generation(run: &RunLayout) -> Result<u32, GateError> {
     Ok(claimed.max(logged) + 1)
 }
 
+/// The claims of a run (the mirror brought up to date first), in generation order.
+fn read_claims(run: &Run) -> Result<Vec<(u32, GateDecision)>, GateError> {
+    let layout = run.layout();
+    run.pull(&layout.promotions())?;
+    let claims = layout.list_promotions().map_err(|error| GateError::Io { path: layout.promotions(), error })?;
+    claims
+        .into_iter()
+        .map(|(generation, path)| {
+            let text = std::fs::read(&path).map_err(|error| GateError::Io { path: path.clone(), error })?;
+            let claim = serde_json::from_slice(&text).map_err(|e| GateError::Log {
+                path: path.clone(),
+                line: 1,
+                reason: e.to_string(),
+            })?;
+            Ok((generation, claim))
+        })
+        .collect()
+}
+
+/// The file of a promoted network in this process's directory of the run: its name in
+/// the run (fetched into a mirror if missing), else the path the gate recorded.
+fn network_file(run: &Run, decision: &GateDecision) -> Result<Option<PathBuf>, GateError> {
+    if let Some(key) = &decision.network {
+        let path = run.layout().root().join(key);
+        if run.fetch(&path)? {
+            return Ok(Some(path));
+        }
+    }
+    Ok(decision.candidate.exists().then(|| decision.candidate.clone()))
+}
+
+/// The current generation and its network file: the network of the last claim
+/// (immutable, and complete before it was claimed), so that a reader never catches
+/// `best.safetensors` between the claim and the copy; for runs from before claims, the
+/// last promotion in the log; `best.safetensors` when that network is gone or nothing
+/// was promoted yet.
+pub fn best_network(run: &Run) -> Result<(u32, PathBuf), GateError> {
+    let claims = read_claims(run)?;
+    let log = read_log(run.layout().root())?;
+    let logged: Vec<&GateDecision> = log.iter().filter(|d| d.promoted).collect();
+    let claimed = claims.last().map_or(0, |(g, _)| *g);
+    let (generation, last) = if claimed as usize >= logged.len() {
+        (claimed, claims.last().map(|(_, d)| d))
+    } else {
+        (logged.len() as u32, logged.last().copied())
+    };
+    let file = match last {
+        Some(d) => network_file(run, d)?,
+        None => None,
+    };
+    Ok((generation, file.unwrap_or_else(|| run.layout().best())))
+}
+
 /// Finishes promotions that a crash interrupted after their claim: appends the log line a
-/// claim has not got yet, and makes the last promoted candidate `best.safetensors` again
+/// claim has not got yet, and makes the last promoted network `best.safetensors` again
 /// if it is not. Returns whether it had to do anything. (A candidate deleted since is left
-/// alone: `best.safetensors` is then the newest network there is.)
-pub fn complete_promotion(run_dir: &Path) -> Result<bool, GateError> {
-    let run = RunLayout::new(run_dir);
+/// alone: `best.safetensors` is then the newest network there is.) In a mirrored run this
+/// also brings the promotions of other processes' gates into this directory.
+pub fn complete_promotion(run: &Run) -> Result<bool, GateError> {
+    let root = run.layout().root();
     let mut done = false;
-    let claims = run.list_promotions().map_err(|error| GateError::Io { path: run.promotions(), error })?;
-    let mut log = read_log(run_dir)?;
-    for (_, path) in claims {
-        let text = std::fs::read(&path).map_err(|error| GateError::Io { path: path.clone(), error })?;
-        let claim: GateDecision = serde_json::from_slice(&text).map_err(|e| GateError::Log {
-            path: path.clone(),
-            line: 1,
-            reason: e.to_string(),
-        })?;
+    let mut log = read_log(root)?;
+    for (_, claim) in read_claims(run)? {
         let logged = log.iter().any(|d| d.promoted && d.candidate == claim.candidate && d.time_unix == claim.time_unix);
         if !logged {
-            append_log(run_dir, &claim)?;
+            append_log(root, &claim)?;
             log.push(claim);
             done = true;
         }
     }
     let Some(last) = log.iter().rev().find(|d| d.promoted) else { return Ok(done) };
+    let Some(file) = network_file(run, last)? else { return Ok(done) };
     let read = |p: &Path| std::fs::read(p).ok();
-    let Some(candidate) = read(&last.candidate) else { return Ok(done) };
-    if read(&run.best()).as_ref() == Some(&candidate) {
+    let Some(network) = read(&file) else { return Ok(done) };
+    if read(&run.layout().best()).as_ref() == Some(&network) {
         return Ok(done);
     }
-    promote(run_dir, &last.candidate)?;
+    promote(root, &file)?;
     Ok(true)
 }
 
@@ -225,6 +289,7 @@ pub fn test_candidate(
         sprt: None,
         pgn: None,
         seconds: 0.0,
+        network: None,
     };
     let Some(best) = best else {
         d.reason = "no best network yet".into();
@@ -534,14 +599,14 @@ mod tests {
             test_candidate(&a, None, &GateConfig::default(), &AtomicBool::new(false), None, &mut |_| {}).unwrap();
         // best.safetensors cannot be written while a directory stands in its place.
         std::fs::create_dir(RunLayout::new(run).best()).unwrap();
-        assert!(commit_decision(run, &mut d).is_err());
+        assert!(commit_decision(&Run::local(run), &mut d).is_err());
         let log = read_log(run).unwrap();
         assert_eq!(log.len(), 1);
         assert!(log[0].promoted && log[0].candidate == a);
         std::fs::remove_dir(RunLayout::new(run).best()).unwrap();
-        assert!(complete_promotion(run).unwrap());
+        assert!(complete_promotion(&Run::local(run)).unwrap());
         assert_eq!(std::fs::read(RunLayout::new(run).best()).unwrap(), std::fs::read(&a).unwrap());
-        assert!(!complete_promotion(run).unwrap(), "nothing left to complete");
+        assert!(!complete_promotion(&Run::local(run)).unwrap(), "nothing left to complete");
         assert_eq!(RunLayout::new(run).list_promotions().unwrap().len(), 1);
 
         // A crash after the claim of generation 2, before its log line and copy.
@@ -559,11 +624,11 @@ mod tests {
         d.promoted = true;
         let claim = serde_json::to_vec(&d).unwrap();
         assert!(runstore::create_if_absent(&RunLayout::new(run).promotion(2), &claim).unwrap());
-        assert!(complete_promotion(run).unwrap());
+        assert!(complete_promotion(&Run::local(run)).unwrap());
         let log = read_log(run).unwrap();
         assert_eq!(log.iter().filter(|d| d.promoted).count(), 2);
         assert_eq!(std::fs::read(RunLayout::new(run).best()).unwrap(), std::fs::read(&b).unwrap());
-        assert!(!complete_promotion(run).unwrap());
+        assert!(!complete_promotion(&Run::local(run)).unwrap());
     }
 
     /// Two gates that decide at once for the same generation: one promotes, the other's
@@ -580,13 +645,13 @@ mod tests {
         let decide = |c: &Path| test_candidate(c, None, &cfg, &AtomicBool::new(false), None, &mut |_| {}).unwrap();
         let (mut da, mut db) = (decide(&a), decide(&b));
         // Both tested against the same (absent) best; a claims generation 1 first.
-        commit_decision(run, &mut da).unwrap();
+        commit_decision(&Run::local(run), &mut da).unwrap();
         // b computed the same next generation before a's claim landed: simulate by
         // claiming generation 1 for b directly, as the racing gate would.
         let json = serde_json::to_vec(&GateDecision { promoted: true, ..db.clone() }).unwrap();
         assert!(!runstore::create_if_absent(&RunLayout::new(run).promotion(1), &json).unwrap());
         // Through commit_decision b now claims generation 2 (a's promotion is visible).
-        commit_decision(run, &mut db).unwrap();
+        commit_decision(&Run::local(run), &mut db).unwrap();
         let claims = RunLayout::new(run).list_promotions().unwrap();
         assert_eq!(claims.iter().map(|c| c.0).collect::<Vec<_>>(), [1, 2]);
         let first: GateDecision = serde_json::from_slice(&std::fs::read(&claims[0].1).unwrap()).unwrap();
@@ -597,7 +662,7 @@ mod tests {
                 .map(|_| {
                     s.spawn(|| {
                         let mut d = decide(&b);
-                        commit_decision(run, &mut d).unwrap();
+                        commit_decision(&Run::local(run), &mut d).unwrap();
                         usize::from(d.promoted)
                     })
                 })

@@ -33,11 +33,13 @@
 use std::path::{Path, PathBuf};
 
 pub mod atomic;
+mod run;
 mod store;
 pub mod temp;
 
 pub use atomic::create_if_absent;
 use atomic::with_path;
+pub use run::Run;
 pub use store::{AddressError, ObjectInfo, RunAddress, Store, StoreError};
 
 /// The names of one run directory.

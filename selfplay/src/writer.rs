@@ -5,19 +5,23 @@ use models::io::write_atomic;
 use std::path::{Path, PathBuf};
 
 /// Collects games and writes a shard every `games_per_shard` games.
-pub struct ShardWriter {
+pub struct ShardWriter<'a> {
     dir: PathBuf,
     prefix: String,
     games_per_shard: usize,
     pending: Vec<GameRecord>,
     written: usize,
     pgn: bool,
+    /// Called with each file once it is complete (e.g. to upload it to the run's store).
+    on_written: Option<OnWritten<'a>>,
 }
 
-impl ShardWriter {
+type OnWritten<'a> = Box<dyn FnMut(&Path) -> std::io::Result<()> + 'a>;
+
+impl<'a> ShardWriter<'a> {
     /// Files are named `<prefix>-<unix ms>-<pid>-<n>.shard`, unique across restarts and
     /// concurrent writers. `pgn`: also write the games as `<same name>.pgn`.
-    pub fn new(dir: &Path, prefix: &str, games_per_shard: usize, pgn: bool) -> Result<ShardWriter, ShardError> {
+    pub fn new(dir: &Path, prefix: &str, games_per_shard: usize, pgn: bool) -> Result<ShardWriter<'a>, ShardError> {
         std::fs::create_dir_all(dir).map_err(|source| ShardError::Io { path: dir.to_path_buf(), source })?;
         Ok(ShardWriter {
             dir: dir.to_path_buf(),
@@ -26,7 +30,15 @@ impl ShardWriter {
             pending: Vec::new(),
             written: 0,
             pgn,
+            on_written: None,
         })
+    }
+
+    /// Calls `f` with each file (PGN first, then its shard) once it is written whole; an
+    /// error from `f` is the write's error, and the file stays for a later retry.
+    pub fn on_written(mut self, f: impl FnMut(&Path) -> std::io::Result<()> + 'a) -> ShardWriter<'a> {
+        self.on_written = Some(Box::new(f));
+        self
     }
 
     /// Adds a game; returns the shard's path when one was written.
@@ -49,12 +61,22 @@ impl ShardWriter {
         if self.pgn {
             let text: String = self.pending.iter().filter_map(|g| pgn_of(g).ok()).collect();
             let pgn_path = self.dir.join(format!("{stem}.pgn"));
-            write_atomic(&pgn_path, text.as_bytes()).map_err(|source| ShardError::Io { path: pgn_path, source })?;
+            write_atomic(&pgn_path, text.as_bytes())
+                .map_err(|source| ShardError::Io { path: pgn_path.clone(), source })?;
+            self.announce(&pgn_path)?;
         }
         shard::write(&path, &self.pending)?;
         self.pending.clear();
         self.written += 1;
+        self.announce(&path)?;
         Ok(Some(path))
+    }
+
+    fn announce(&mut self, path: &Path) -> Result<(), ShardError> {
+        match self.on_written.as_mut() {
+            Some(f) => f(path).map_err(|source| ShardError::Io { path: path.to_path_buf(), source }),
+            None => Ok(()),
+        }
     }
 
     /// Shards written so far.

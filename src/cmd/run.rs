@@ -3,7 +3,7 @@
 use crate::config::RunConfig;
 use anyhow::{Context, Result};
 use clap::Args;
-use runstore::RunLayout;
+use runstore::{Run, RunAddress};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -14,9 +14,13 @@ pub struct RunArgs {
     /// Run config (TOML).
     #[arg(long, default_value = "configs/default.toml")]
     config: PathBuf,
-    /// Run directory (created; an existing one is resumed).
+    /// The run: a directory (created; an existing one is resumed) or `s3://bucket/prefix`
+    /// (endpoint and credentials from the AWS_* variables; see the README).
     #[arg(long, default_value = "runs/default")]
-    run_dir: PathBuf,
+    run_dir: RunAddress,
+    /// Local directory of an S3 run (default: under ~/.cache/szero/mirrors).
+    #[arg(long)]
+    mirror: Option<PathBuf>,
     /// Stop after this many minutes (overrides `[run] max_minutes`; 0 = never).
     #[arg(long)]
     max_minutes: Option<f64>,
@@ -56,10 +60,20 @@ pub fn run(args: RunArgs) -> Result<ExitCode> {
         }
     }
     let stop = stop_on_interrupt("szero run")?;
-    let run = RunLayout::new(&args.run_dir);
-    eprintln!("szero run: {} -> {}", args.config.display(), run.root().display());
+    let run = open_run("szero run", &args.run_dir, args.mirror.as_deref())?;
+    eprintln!("szero run: {} -> {}", args.config.display(), args.run_dir);
     crate::pipeline::run(&cfg, &text, &run, &stop, crate::pipeline::Process::Run)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Opens the run at `address` for a stage (contacting its store once, so that a wrong
+/// endpoint, credentials or bucket fail now) and says where an S3 run is mirrored.
+pub fn open_run(who: &str, address: &RunAddress, mirror: Option<&std::path::Path>) -> Result<Run> {
+    let run = Run::open(address, mirror).with_context(|| format!("opening the run {address}"))?;
+    if run.is_mirrored() {
+        eprintln!("{who}: {address} is mirrored in {}", run.layout().root().display());
+    }
+    Ok(run)
 }
 
 /// A flag that Ctrl-C (or SIGTERM, as a scheduler sends) sets: the stages finish what they

@@ -1,4 +1,4 @@
-//! `szero worker STAGE --run DIR`: one stage of a run as its own process, so that a
+//! `szero worker STAGE --run ADDRESS`: one stage of a run as its own process, so that a
 //! scheduler (a shell loop, Slurm, Kubernetes) can start any number of self-play workers
 //! beside one trainer and one gate, on one machine or on several sharing the run directory.
 //! The stages meet only in the run directory (see the `runstore` crate), exactly as inside
@@ -7,7 +7,7 @@
 use crate::config::RunConfig;
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
-use runstore::RunLayout;
+use runstore::RunAddress;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -24,9 +24,14 @@ pub enum Stage {
 #[derive(Args, Debug)]
 pub struct WorkerArgs {
     stage: Stage,
-    /// Run directory (created if new; shared by every process of the run).
+    /// The run, shared by every process of it: a directory (created if new) or
+    /// `s3://bucket/prefix` (endpoint and credentials from the AWS_* variables).
     #[arg(long)]
-    run: PathBuf,
+    run: RunAddress,
+    /// Local directory of an S3 run (default: under ~/.cache/szero/mirrors). Workers on
+    /// one machine may share it.
+    #[arg(long)]
+    mirror: Option<PathBuf>,
     /// Run config (TOML). Every process of a run should use the same one.
     #[arg(long, default_value = "configs/default.toml")]
     config: PathBuf,
@@ -67,8 +72,9 @@ pub fn run(args: WorkerArgs) -> Result<ExitCode> {
         None => default_id(),
     };
     let stop = crate::cmd::run::stop_on_interrupt("szero worker")?;
-    let run = RunLayout::new(&args.run);
-    eprintln!("szero worker {:?} {id}: {} -> {}", args.stage, args.config.display(), run.root().display());
+    let who = format!("szero worker {:?} {id}", args.stage);
+    let run = crate::cmd::run::open_run(&who, &args.run, args.mirror.as_deref())?;
+    eprintln!("{who}: {} -> {}", args.config.display(), args.run);
     crate::pipeline::run(&cfg, &text, &run, &stop, crate::pipeline::Process::Worker(&id))?;
     Ok(ExitCode::SUCCESS)
 }

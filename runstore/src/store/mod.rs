@@ -200,4 +200,4 @@ fn check_key(key: &str) -> Result<(), StoreError> {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

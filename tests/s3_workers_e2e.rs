@@ -1,0 +1,161 @@
+//! End-to-end on an S3 run (`scripts/test` starts radosgw on 127.0.0.1 and sets the AWS_*
+//! variables and `SZERO_S3_BUCKET`): three self-play workers, a trainer and a gate as
+//! separate `szero worker` processes, each with its own mirror as if on its own machine,
+//! on `configs/smoke.toml`. Two workers and the trainer are killed with SIGKILL during the
+//! run and started again. Afterwards, in the store: every shard decodes and no two are the
+//! same games, every shard a worker wrote is there, the claims are generations 1..N with
+//! one promoted decision each in the gate's log, and the trainer never went back a step.
+
+mod common;
+
+use common::{files, trainer_step};
+use runstore::{RunAddress, Store};
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const SZERO: &str = env!("CARGO_BIN_EXE_szero");
+const SMOKE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/configs/smoke.toml");
+
+/// The run's address in the test bucket, if a server is configured.
+fn s3_run() -> Option<RunAddress> {
+    let Ok(bucket) = std::env::var("SZERO_S3_BUCKET") else {
+        assert!(std::env::var_os("SZERO_REQUIRE_S3").is_none(), "SZERO_REQUIRE_S3 is set but SZERO_S3_BUCKET is not");
+        eprintln!("no S3 server configured (SZERO_S3_BUCKET): not run");
+        return None;
+    };
+    let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis();
+    Some(RunAddress::S3 { bucket, prefix: format!("e2e/workers-{}-{stamp}", std::process::id()) })
+}
+
+fn worker(address: &RunAddress, mirror: &Path, args: &[&str]) -> Child {
+    Command::new(SZERO)
+        .arg("worker")
+        .args(args)
+        .args(["--config", SMOKE, "--run", &address.to_string(), "--mirror"])
+        .arg(mirror)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start szero worker")
+}
+
+fn finish(mut child: Child, limit: Duration) {
+    let t = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        assert!(t.elapsed() < limit, "worker did not finish within {limit:?}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "worker failed: {}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
+}
+
+fn kill9(mut child: Child) {
+    child.kill().unwrap();
+    child.wait().unwrap();
+}
+
+fn terminate(child: Child) {
+    assert!(Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap().success());
+    finish(child, Duration::from_secs(60));
+}
+
+/// Waits until `done`, failing after `limit` with `what`.
+fn wait_for(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
+    let t = Instant::now();
+    while !done() {
+        assert!(t.elapsed() < limit, "{what} within {limit:?}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+fn shards_in_store(store: &Store, worker: &str) -> usize {
+    let prefix = format!("selfplay-{worker}-");
+    store
+        .list("shards")
+        .unwrap()
+        .iter()
+        .filter(|o| o.name().starts_with(&prefix) && o.name().ends_with(".shard"))
+        .count()
+}
+
+#[test]
+fn worker_processes_on_an_s3_run_survive_kills() {
+    let Some(address) = s3_run() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let mirror = |name: &str| -> PathBuf { dir.path().join(name) };
+    let store = Store::open(&address).unwrap();
+
+    let a = worker(&address, &mirror("a"), &["selfplay", "--id", "a", "--games", "48"]);
+    let b = worker(&address, &mirror("b"), &["selfplay", "--id", "b", "--games", "1000000"]);
+    let c = worker(&address, &mirror("c"), &["selfplay", "--id", "c", "--games", "1000000"]);
+    let train = worker(&address, &mirror("trainer"), &["train", "--id", "trainer"]);
+    let gate = worker(&address, &mirror("gate"), &["gate", "--id", "gate"]);
+
+    // SIGKILL b and c once each has published a shard; start them again on their mirrors.
+    wait_for("workers b and c publish a shard", Duration::from_secs(180), || {
+        shards_in_store(&store, "b") > 0 && shards_in_store(&store, "c") > 0
+    });
+    kill9(b);
+    kill9(c);
+    let b = worker(&address, &mirror("b"), &["selfplay", "--id", "b", "--games", "32"]);
+    let c = worker(&address, &mirror("c"), &["selfplay", "--id", "c", "--games", "16"]);
+
+    // SIGKILL the trainer once it has a checkpoint; it resumes from it, never going back.
+    wait_for("a trainer checkpoint", Duration::from_secs(240), || trainer_step(&mirror("trainer")) > 0);
+    kill9(train);
+    let before = trainer_step(&mirror("trainer"));
+    let train = worker(&address, &mirror("trainer"), &["train", "--id", "trainer"]);
+
+    finish(a, Duration::from_secs(300));
+    finish(b, Duration::from_secs(300));
+    finish(c, Duration::from_secs(300));
+    let claims = || store.list("gate/promotions").unwrap().len();
+    wait_for("two promotions", Duration::from_secs(300), || claims() >= 2);
+    wait_for("a checkpoint after the restart", Duration::from_secs(120), || trainer_step(&mirror("trainer")) > before);
+    terminate(train);
+    terminate(gate);
+
+    // Every shard in the store is whole, and no two hold the same games.
+    let shards: Vec<_> = store.list("shards").unwrap().into_iter().filter(|o| o.key.ends_with(".shard")).collect();
+    let mut seen = HashSet::new();
+    let scratch = dir.path().join("check.shard");
+    for o in &shards {
+        assert!(store.download(&o.key, &scratch).unwrap());
+        let games = selfplay::shard::read(&scratch).unwrap_or_else(|e| panic!("{}: torn shard: {e}", o.key));
+        assert!(!games.is_empty());
+        for g in &games {
+            g.replay().unwrap_or_else(|e| panic!("{}: a game does not replay: {e}", o.key));
+        }
+        assert!(seen.insert(std::fs::read(&scratch).unwrap()), "{}: the same games twice", o.key);
+    }
+    // No shard a worker wrote is missing (a killed worker publishes its leftovers on restart).
+    let keys: HashSet<String> = shards.iter().map(|o| o.key.clone()).collect();
+    for w in ["a", "b", "c"] {
+        for f in files(&mirror(w).join("shards"), "shard") {
+            let key = format!("shards/{}", f.file_name().unwrap().to_string_lossy());
+            assert!(keys.contains(&key), "{key} of worker {w} is not in the store");
+        }
+    }
+    assert!(shards_in_store(&store, "a") >= 48 / 8);
+    assert!(shards_in_store(&store, "b") > 32 / 8 && shards_in_store(&store, "c") > 16 / 8);
+
+    // Claims are generations 1..N, each promoted exactly once in the gate's log.
+    let gens: Vec<String> = store.list("gate/promotions").unwrap().into_iter().map(|o| o.name().to_string()).collect();
+    let expected: Vec<String> = (1..=gens.len()).map(|g| format!("gen-{g:06}.json")).collect();
+    assert_eq!(gens, expected);
+    let log = eval::gate::read_log(&mirror("gate")).unwrap();
+    let promoted: Vec<u64> = log.iter().filter(|d| d.promoted).filter_map(|d| d.candidate_step).collect();
+    assert_eq!(promoted.len(), gens.len(), "{log:?}");
+    assert_eq!(promoted.iter().collect::<HashSet<_>>().len(), promoted.len(), "a candidate promoted twice");
+    for d in log.iter().filter(|d| d.promoted) {
+        let key = d.network.as_deref().expect("a promotion names its network in the run");
+        assert!(store.get(key).unwrap().is_some(), "{key} promoted but not in the store");
+    }
+    // The run's reference files came from the first process, once.
+    for key in ["config.toml", "initial.safetensors"] {
+        assert!(store.get(key).unwrap().is_some(), "{key}");
+    }
+}
