@@ -53,6 +53,9 @@ enum Command {
     /// szero's inference and training throughput for one network on one device (what
     /// scripts/bench-vs-pytorch compares with PyTorch).
     Bench(cmd::bench::BenchArgs),
+    /// What a run's store (a directory or s3://bucket/prefix) sustains: shards, networks
+    /// and claims per second, up and down.
+    BenchStore(cmd::bench_store::BenchStoreArgs),
 }
 
 /// libgomp (under libtorch) busy-waits by default, which makes torch 5-10x slower when
@@ -90,6 +93,7 @@ fn main() -> ExitCode {
         Command::GatingReport(args) => cmd::gating_report::run(args),
         Command::Analyse(args) => cmd::analyse::run(args),
         Command::Bench(args) => cmd::bench::run(args),
+        Command::BenchStore(args) => cmd::bench_store::run(args),
     };
     match result {
         Ok(code) => code,

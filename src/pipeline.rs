@@ -94,7 +94,7 @@ pub fn run(cfg: &RunConfig, config_text: &str, run: &Run, stop: &AtomicBool, pro
     // The run's clock (minutes in ladders) follows the trainer: self-play workers come
     // and go without the run standing still.
     if cfg.run.train {
-        eval::clock::record_start(run.root(), std::time::SystemTime::now())
+        eval::clock::record_start(store, std::time::SystemTime::now())
             .with_context(|| format!("recording the start in {}", run.sessions().display()))?;
     }
     eprintln!("szero run: {}", thread_budget(cfg));

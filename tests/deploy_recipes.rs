@@ -42,13 +42,28 @@ fn kubernetes_recipe_runs_real_workers_with_a_valid_config() {
                     let args: Vec<String> =
                         c["args"].as_vec().unwrap().iter().filter_map(Yaml::as_str).map(String::from).collect();
                     stages.push(check_invocation(&args, &help));
+                    // Every stage works on the one S3 run, with the store's settings.
+                    let run = args.iter().position(|a| a == "--run").map(|i| args[i + 1].as_str());
+                    assert!(run.is_some_and(|r| r.starts_with("s3://")), "{args:?}");
+                    let from: Vec<&str> = c["envFrom"]
+                        .as_vec()
+                        .expect("envFrom")
+                        .iter()
+                        .filter_map(|e| e["secretRef"]["name"].as_str().or(e["configMapRef"]["name"].as_str()))
+                        .collect();
+                    assert_eq!(from, ["szero-s3", "szero-config"], "{args:?}");
                 }
             }
-            Some("ConfigMap") => config = doc["data"]["config.toml"].as_str().map(String::from),
-            Some("PersistentVolumeClaim") => {
-                let modes = doc["spec"]["accessModes"].as_vec().unwrap();
-                assert!(modes.iter().any(|m| m.as_str() == Some("ReadWriteMany")), "workers on many nodes share it");
+            Some("ConfigMap") => {
+                config = doc["data"]["config.toml"].as_str().map(String::from);
+                assert!(doc["data"]["AWS_ENDPOINT_URL"].as_str().is_some(), "the store's endpoint");
             }
+            Some("Secret") => {
+                for key in ["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"] {
+                    assert!(doc["stringData"][key].as_str().is_some(), "credentials come from the Secret: {key}");
+                }
+            }
+            Some("PersistentVolumeClaim") => assert!(doc["spec"]["accessModes"].as_vec().is_some()),
             other => panic!("unexpected kind {other:?}"),
         }
     }

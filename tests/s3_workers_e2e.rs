@@ -5,6 +5,8 @@
 //! run and started again. Afterwards, in the store: every shard decodes and no two are the
 //! same games, every shard a worker wrote is there, the claims are generations 1..N with
 //! one promoted decision each in the gate's log, and the trainer never went back a step.
+//! `szero ladder` and `szero gating-report` then read the run from the store, on a mirror
+//! of their own.
 
 mod common;
 
@@ -158,4 +160,30 @@ fn worker_processes_on_an_s3_run_survive_kills() {
     for key in ["config.toml", "initial.safetensors"] {
         assert!(store.get(key).unwrap().is_some(), "{key}");
     }
+    assert_eq!(store.list("sessions").unwrap().len(), 2, "the trainer's two starts");
+
+    // The ladder and the gating report read the run from the store on a fresh mirror.
+    let ladder_out = dir.path().join("ladder-out");
+    let out = Command::new(SZERO)
+        .args(["ladder", &address.to_string(), "--rung", "random", "--games", "2", "--nodes", "4"])
+        .args(["--max-plies", "20", "--concurrency", "1", "--mirror"])
+        .arg(mirror("ladder"))
+        .arg("--out")
+        .arg(&ladder_out)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "szero ladder: {}", String::from_utf8_lossy(&out.stderr));
+    let table = std::fs::read_to_string(ladder_out.join("ladder.md")).unwrap();
+    assert!(table.contains("initial") && table.contains(&format!("gen {}", gens.len())), "{table}");
+    let report = dir.path().join("report");
+    let out = Command::new(SZERO)
+        .args(["gating-report", "--run", &address.to_string(), "--mirror"])
+        .arg(mirror("report"))
+        .arg("--out")
+        .arg(&report)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "szero gating-report: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(report.join("report.html").is_file());
+    assert_eq!(files(&mirror("report").join("shards"), "shard").len(), shards.len(), "every shard mirrored");
 }

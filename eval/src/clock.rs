@@ -1,16 +1,17 @@
 //! A run's clock: minutes the run was running, not wall time, across kills and resumes.
 //!
 //! A learning curve is read against training time, but a run directory's file times
-//! also count the hours it lay stopped between a kill and a resume. `szero run` appends
-//! the moment of each start to the run's `sessions.jsonl`; the time the run stood still before a
+//! also count the hours it lay stopped between a kill and a resume. `szero run` records
+//! the moment of each start in the run's `sessions/` (one object per start, written once,
+//! so that it works on an S3 run; runs from before kept them as lines of
+//! `sessions.jsonl`, still read); the time the run stood still before a
 //! start is the gap between that start and the newest network file written before it.
 //! Candidates come every few minutes, so a pause is known to within one candidate
 //! interval, and runs from before this file existed still read right up to their first
 //! resume.
 
-use runstore::RunLayout;
+use runstore::{Run, RunLayout, StoreError};
 use serde::{Deserialize, Serialize};
-use std::io::Write;
 use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -20,27 +21,38 @@ struct SessionStart {
     started_unix_ms: u64,
 }
 
-/// Appends `now` as a start of the run in `run_dir`.
-pub fn record_start(run_dir: &Path, now: SystemTime) -> std::io::Result<()> {
+/// Records `now` as a start of `run` (in its store: a mirrored run's starts are seen by
+/// a ladder made anywhere).
+pub fn record_start(run: &Run, now: SystemTime) -> Result<(), StoreError> {
     let ms = now.duration_since(UNIX_EPOCH).unwrap_or_default().as_millis() as u64;
-    let line = serde_json::to_string(&SessionStart { started_unix_ms: ms })?;
-    let path = RunLayout::new(run_dir).sessions();
-    // A line cut short by a kill must not swallow this one.
-    let cut = std::fs::read(&path).is_ok_and(|b| b.last().is_some_and(|&c| c != b'\n'));
-    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(&path)?;
-    writeln!(f, "{}{line}", if cut { "\n" } else { "" })
+    let json = serde_json::to_vec(&SessionStart { started_unix_ms: ms }).expect("a start serialises");
+    let path = run.layout().session(ms, &format!("{}-{}", runstore::temp::host_name(), std::process::id()));
+    run.create_if_absent(&path, &json)?;
+    Ok(())
 }
 
 /// The recorded starts of the run in `run_dir`, oldest first (none for runs from before
-/// the record; a line cut short by a kill is skipped).
+/// the record; a record cut short is skipped).
 pub fn read_starts(run_dir: &Path) -> std::io::Result<Vec<SystemTime>> {
-    let text = match std::fs::read_to_string(RunLayout::new(run_dir).sessions()) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+    let layout = RunLayout::new(run_dir);
+    let mut texts = Vec::new();
+    match std::fs::read_to_string(layout.legacy_sessions()) {
+        Ok(t) => texts.push(t),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(e),
-    };
-    let mut starts: Vec<SystemTime> = text
-        .lines()
+    }
+    match std::fs::read_dir(layout.sessions()) {
+        Ok(entries) => {
+            for e in entries.flatten().filter(|e| e.file_name().to_string_lossy().ends_with(".json")) {
+                texts.push(std::fs::read_to_string(e.path())?);
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
+    let mut starts: Vec<SystemTime> = texts
+        .iter()
+        .flat_map(|t| t.lines())
         .filter_map(|l| serde_json::from_str::<SessionStart>(l).ok())
         .map(|s| UNIX_EPOCH + Duration::from_millis(s.started_unix_ms))
         .collect();
@@ -107,13 +119,14 @@ mod tests {
     #[test]
     fn starts_are_recorded_and_read_back_in_order() {
         let dir = tempfile::tempdir().unwrap();
+        let run = Run::local(dir.path());
         assert!(read_starts(dir.path()).unwrap().is_empty());
-        record_start(dir.path(), at(10)).unwrap();
-        record_start(dir.path(), at(5)).unwrap();
-        // A line cut short by a kill.
-        let mut f = std::fs::OpenOptions::new().append(true).open(RunLayout::new(dir.path()).sessions()).unwrap();
-        write!(f, "{{\"started_unix").unwrap();
-        record_start(dir.path(), at(20)).unwrap();
-        assert_eq!(read_starts(dir.path()).unwrap(), vec![at(5), at(10), at(20)]);
+        record_start(&run, at(10)).unwrap();
+        record_start(&run, at(5)).unwrap();
+        // The lines of a run from before, one of them cut short by a kill.
+        let legacy = format!("{{\"started_unix_ms\":{}}}\n{{\"started_unix", 1_000_000_000u64 + 2 * 60_000);
+        std::fs::write(RunLayout::new(dir.path()).legacy_sessions(), legacy).unwrap();
+        record_start(&run, at(20)).unwrap();
+        assert_eq!(read_starts(dir.path()).unwrap(), vec![at(2), at(5), at(10), at(20)]);
     }
 }

@@ -192,7 +192,7 @@ fn read_claims(run: &Run) -> Result<Vec<(u32, GateDecision)>, GateError> {
 
 /// The file of a promoted network in this process's directory of the run: its name in
 /// the run (fetched into a mirror if missing), else the path the gate recorded.
-fn network_file(run: &Run, decision: &GateDecision) -> Result<Option<PathBuf>, GateError> {
+pub fn network_file(run: &Run, decision: &GateDecision) -> Result<Option<PathBuf>, GateError> {
     if let Some(key) = &decision.network {
         let path = run.layout().root().join(key);
         if run.fetch(&path)? {
@@ -202,26 +202,27 @@ fn network_file(run: &Run, decision: &GateDecision) -> Result<Option<PathBuf>, G
     Ok(decision.candidate.exists().then(|| decision.candidate.clone()))
 }
 
-/// The current generation and its network file: the network of the last claim
-/// (immutable, and complete before it was claimed), so that a reader never catches
-/// `best.safetensors` between the claim and the copy; for runs from before claims, the
-/// last promotion in the log; `best.safetensors` when that network is gone or nothing
-/// was promoted yet.
-pub fn best_network(run: &Run) -> Result<(u32, PathBuf), GateError> {
+/// Every promotion of the run, generation 1 first: the claims (brought up to date in a
+/// mirror), or for runs from before claims existed, the promotions in the gate log.
+pub fn promotions(run: &Run) -> Result<Vec<GateDecision>, GateError> {
     let claims = read_claims(run)?;
     let log = read_log(run.layout().root())?;
-    let logged: Vec<&GateDecision> = log.iter().filter(|d| d.promoted).collect();
-    let claimed = claims.last().map_or(0, |(g, _)| *g);
-    let (generation, last) = if claimed as usize >= logged.len() {
-        (claimed, claims.last().map(|(_, d)| d))
-    } else {
-        (logged.len() as u32, logged.last().copied())
-    };
-    let file = match last {
+    let logged: Vec<GateDecision> = log.into_iter().filter(|d| d.promoted).collect();
+    let claimed = claims.last().map_or(0, |(g, _)| *g) as usize;
+    Ok(if claimed >= logged.len() { claims.into_iter().map(|(_, d)| d).collect() } else { logged })
+}
+
+/// The current generation and its network file: the network of the last promotion
+/// (immutable, and complete before it was claimed), so that a reader never catches
+/// `best.safetensors` between the claim and the copy; `best.safetensors` when that
+/// network is gone or nothing was promoted yet.
+pub fn best_network(run: &Run) -> Result<(u32, PathBuf), GateError> {
+    let promoted = promotions(run)?;
+    let file = match promoted.last() {
         Some(d) => network_file(run, d)?,
         None => None,
     };
-    Ok((generation, file.unwrap_or_else(|| run.layout().best())))
+    Ok((promoted.len() as u32, file.unwrap_or_else(|| run.layout().best())))
 }
 
 /// Finishes promotions that a crash interrupted after their claim: appends the log line a

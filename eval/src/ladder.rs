@@ -12,12 +12,11 @@
 
 use crate::clock::RunClock;
 use crate::elo::{EloEstimate, Pentanomial, Wdl};
-use crate::gate::read_log;
 use crate::matches::batched::{run_batched_match, BatchedPlayer, Side};
 use crate::matches::openings::OpeningBook;
 use crate::matches::{Adjudication, MatchConfig, MatchReport};
 use crate::players::{MctsSpec, PlayerFactory, PlayerSpec};
-use runstore::RunLayout;
+use runstore::Run;
 use schess::Variant;
 use search::{RootMode, SearchConfig};
 use serde::{Deserialize, Serialize};
@@ -98,21 +97,22 @@ pub struct LadderPoint {
 }
 
 /// The networks of `run`: generation 0, the promoted ones and, with `candidates`, every
-/// candidate (in step order; promoted candidates are listed once, as generations).
-pub fn networks(run: &Path, candidates: bool) -> anyhow::Result<Vec<LadderNetwork>> {
-    let layout = RunLayout::new(run);
+/// candidate (in step order; promoted candidates are listed once, as generations). A
+/// mirrored run's networks, claims and starts are brought into its directory first, with
+/// the store's times (the ladder's clock reads them).
+pub fn networks(run: &Run, candidates: bool) -> anyhow::Result<Vec<LadderNetwork>> {
+    let layout = run.layout();
+    for dir in [layout.root().to_path_buf(), layout.candidates(), layout.promotions(), layout.sessions()] {
+        run.pull(&dir)?;
+    }
     let initial = layout.initial();
-    anyhow::ensure!(
-        initial.exists(),
-        "{} has no initial.safetensors: not a run directory of `szero run`",
-        run.display()
-    );
+    anyhow::ensure!(initial.exists(), "{} has no initial.safetensors: not a run of `szero run`", run.address());
     let candidate_files = layout.list_candidates()?;
     let mut file_times = vec![modified(&initial)?];
     for f in &candidate_files {
         file_times.push(modified(f)?);
     }
-    let starts = crate::clock::read_starts(run).map_err(|e| anyhow::anyhow!("{}: {e}", run.display()))?;
+    let starts = crate::clock::read_starts(layout.root()).map_err(|e| anyhow::anyhow!("{}: {e}", run.address()))?;
     let clock = RunClock::new(file_times[0], &starts, &file_times);
     let entry = |label: String, path: PathBuf, generation: Option<u32>| -> anyhow::Result<LadderNetwork> {
         let meta = models::checkpoint::read_metadata(&path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
@@ -120,16 +120,22 @@ pub fn networks(run: &Path, candidates: bool) -> anyhow::Result<Vec<LadderNetwor
         Ok(LadderNetwork { label, path, generation, training_step: meta.training_step, minutes })
     };
     let mut out = vec![entry("initial".into(), initial, Some(0))?];
-    let promoted: Vec<PathBuf> = read_log(run)?.into_iter().filter(|d| d.promoted).map(|d| d.candidate).collect();
-    for (k, path) in promoted.iter().enumerate() {
+    let promoted = crate::gate::promotions(run)?;
+    let mut promoted_files = Vec::new();
+    for (k, d) in promoted.iter().enumerate() {
         // A promoted candidate may have been cleaned up; the best network is its copy.
-        let path = if path.exists() || k + 1 < promoted.len() { path.clone() } else { layout.best() };
+        let path = match crate::gate::network_file(run, d)? {
+            Some(p) => p,
+            None if k + 1 == promoted.len() => layout.best(),
+            None => continue,
+        };
         if path.exists() {
+            promoted_files.push(path.clone());
             out.push(entry(format!("gen {}", k + 1), path, Some(k as u32 + 1))?);
         }
     }
     if candidates {
-        for f in candidate_files.into_iter().filter(|f| !promoted.contains(f)) {
+        for f in candidate_files.into_iter().filter(|f| !promoted_files.contains(f)) {
             let label = f.file_stem().map_or_else(String::new, |s| s.to_string_lossy().into_owned());
             out.push(entry(label, f, None)?);
         }
@@ -284,6 +290,7 @@ impl Ladder {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use runstore::RunLayout;
 
     fn save_net(path: &Path, step: u64) {
         let cfg = models::net_config(1, 8, 2);
@@ -302,8 +309,8 @@ mod tests {
             save_net(&layout.candidate(step), step);
         }
         // No gate log: only generation 0, unless candidates are asked for.
-        assert_eq!(networks(run, false).unwrap().len(), 1);
-        let all = networks(run, true).unwrap();
+        assert_eq!(networks(&Run::local(run), false).unwrap().len(), 1);
+        let all = networks(&Run::local(run), true).unwrap();
         assert_eq!(all.iter().map(|n| n.training_step).collect::<Vec<_>>(), [0, 100, 200]);
         let settings =
             LadderSettings { nodes: 4, games: 2, max_plies: 20, random_plies: 2, ..LadderSettings::default() };
@@ -328,6 +335,6 @@ mod tests {
         assert!(back.find(&all[1], "random", &settings).is_some(), "read back, the point is found again");
         let md = back.markdown(&all, &["random".into()], &settings);
         assert!(md.contains("| step-000000100 | 100 |"), "{md}");
-        assert!(networks(&run.join("nowhere"), false).is_err());
+        assert!(networks(&Run::local(run.join("nowhere")), false).is_err());
     }
 }

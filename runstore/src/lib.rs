@@ -10,7 +10,7 @@
 //! <run>/config.toml                          the config the run was started with
 //! <run>/best.safetensors                     the best network (a copy, written after its promotion is logged)
 //! <run>/initial.safetensors                  generation 0 (the first rung of strength ladders)
-//! <run>/sessions.jsonl                       when each start of `szero run` began (running time)
+//! <run>/sessions/start-MS-WHO.json           when each start of a trainer began (running time)
 //! <run>/shards/*.shard, *.pgn                self-play games (names unique per writer)
 //! <run>/candidates/step-NNNNNNNNN.safetensors networks the trainer proposes, one per step
 //! <run>/trainer/                             trainer checkpoints (their own layout: trainer::checkpoint)
@@ -80,8 +80,18 @@ impl RunLayout {
         self.root.join("initial.safetensors")
     }
 
-    /// One line per start of `szero run`.
+    /// One record per start of a run's trainer (`eval::clock`).
     pub fn sessions(&self) -> PathBuf {
+        self.root.join("sessions")
+    }
+
+    /// The record of a start at `unix_ms` by the process `who`.
+    pub fn session(&self, unix_ms: u64, who: &str) -> PathBuf {
+        self.sessions().join(format!("start-{unix_ms:013}-{who}.json"))
+    }
+
+    /// The starts of runs from before [`RunLayout::sessions`], one JSON line each.
+    pub fn legacy_sessions(&self) -> PathBuf {
         self.root.join("sessions.jsonl")
     }
 

@@ -73,6 +73,14 @@ impl Run {
         self.key_of(path).ok_or_else(|| StoreError::BadKey { key: path.display().to_string() })
     }
 
+    /// The key of a directory of the run: `""` for its top.
+    fn dir_key(&self, dir: &Path) -> Result<String, StoreError> {
+        if dir == self.layout.root() {
+            return Ok(String::new());
+        }
+        self.key(dir)
+    }
+
     /// Uploads a file a stage committed in the run's directory (nothing to do locally).
     pub fn publish(&self, path: &Path) -> Result<(), StoreError> {
         if self.is_mirrored() {
@@ -89,12 +97,12 @@ impl Run {
             return Ok(0);
         }
         let mut fetched = 0;
-        for object in self.store.list(&self.key(dir)?)? {
+        for object in self.store.list(&self.dir_key(dir)?)? {
             let path = self.layout.root().join(&object.key);
             if std::fs::metadata(&path).is_ok_and(|m| m.len() == object.size) {
                 continue;
             }
-            if self.store.download(&object.key, &path)? {
+            if self.store.download_as_of(&object.key, &path, Some(object.modified))? {
                 fetched += 1;
             }
         }
@@ -110,10 +118,10 @@ impl Run {
             return Ok(0);
         }
         let remote: std::collections::HashSet<String> =
-            self.store.list(&self.key(dir)?)?.into_iter().map(|o| o.key).collect();
+            self.store.list(&self.dir_key(dir)?)?.into_iter().map(|o| o.key).collect();
         let local = Store::open(&RunAddress::Local(self.layout.root().to_path_buf()))?;
         let mut pushed = 0;
-        for object in local.list(&self.key(dir)?)? {
+        for object in local.list(&self.dir_key(dir)?)? {
             if !remote.contains(&object.key) {
                 self.store.upload(&object.key, &self.layout.root().join(&object.key))?;
                 pushed += 1;
@@ -188,7 +196,14 @@ mod tests {
         a.publish(&shard).unwrap();
         assert_eq!(b.pull(&b.layout().shards()).unwrap(), 1);
         assert_eq!(b.pull(&b.layout().shards()).unwrap(), 0, "already there");
-        assert_eq!(std::fs::read(b.layout().shards().join("w1-0001.shard")).unwrap(), b"games");
+        let pulled = b.layout().shards().join("w1-0001.shard");
+        assert_eq!(std::fs::read(&pulled).unwrap(), b"games");
+        // With the store's time: a run's clock reads file times.
+        let listed = b.store().list("shards").unwrap();
+        assert_eq!(std::fs::metadata(&pulled).unwrap().modified().unwrap(), listed[0].modified);
+        std::fs::write(a.layout().root().join("config.toml"), b"x").unwrap();
+        a.publish(&a.layout().root().join("config.toml")).unwrap();
+        assert_eq!(b.pull(b.layout().root()).unwrap(), 1, "the top of the run");
         // A file written and not published (its writer was killed) goes up with push.
         std::fs::write(a.layout().shards().join("w1-0002.shard"), b"more").unwrap();
         assert_eq!(a.push(&a.layout().shards()).unwrap(), 1);

@@ -11,10 +11,13 @@ use std::process::ExitCode;
 
 #[derive(Args, Debug)]
 pub struct GatingReportArgs {
-    /// Run directory whose self-play shards (`<run>/shards/*.shard`) to analyse; a
-    /// directory of shards works too.
+    /// Run whose self-play shards (`<run>/shards/*.shard`) to analyse: a directory (a
+    /// directory of shards works too) or s3://bucket/prefix (its shards are mirrored first).
     #[arg(long)]
-    run: Option<PathBuf>,
+    run: Option<runstore::RunAddress>,
+    /// Local directory of an S3 run (default: under ~/.cache/szero/mirrors).
+    #[arg(long)]
+    mirror: Option<PathBuf>,
     /// PGN files to analyse (with or instead of --run); `[Variant]`, `[FEN]` and `[Result]`
     /// tags are read, a game without a Variant tag is orthodox chess.
     #[arg(long, num_args = 1..)]
@@ -49,8 +52,18 @@ pub struct GatingReportArgs {
 }
 
 pub fn run(args: GatingReportArgs) -> Result<ExitCode> {
+    let run = match args.run {
+        None => None,
+        Some(runstore::RunAddress::Local(dir)) => Some(dir),
+        Some(address) => {
+            let run = crate::cmd::run::open_run("szero gating-report", &address, args.mirror.as_deref())?;
+            let fetched = run.pull(&run.layout().shards())?;
+            eprintln!("szero gating-report: {fetched} new file(s) of {address}/shards mirrored");
+            Some(run.layout().root().to_path_buf())
+        }
+    };
     let opts = research::Options {
-        run: args.run,
+        run,
         pgn: args.pgn,
         positions: args.positions,
         out: args.out,

@@ -13,8 +13,11 @@ use std::sync::atomic::AtomicBool;
 
 #[derive(Args, Debug)]
 pub struct LadderArgs {
-    /// Run directory (of `szero run`).
-    run: PathBuf,
+    /// The run (of `szero run`): a directory or s3://bucket/prefix.
+    run: runstore::RunAddress,
+    /// Local directory of an S3 run (default: under ~/.cache/szero/mirrors).
+    #[arg(long)]
+    mirror: Option<PathBuf>,
     /// Reference players, as `szero match` player specs (repeatable; default: random,
     /// greedy, mcts-material:nodes=200,root=gumbel, fairy-stockfish at depths 1 and 2).
     #[arg(long = "rung")]
@@ -78,7 +81,8 @@ pub fn run(args: LadderArgs) -> Result<ExitCode> {
         root: args.root,
         material_mix: args.mix,
     };
-    let mut nets = networks(&args.run, args.candidates)?;
+    let run = crate::cmd::run::open_run("szero ladder", &args.run, args.mirror.as_deref())?;
+    let mut nets = networks(&run, args.candidates)?;
     if !args.at.is_empty() {
         let mut chosen: Vec<usize> = args
             .at
@@ -95,7 +99,7 @@ pub fn run(args: LadderArgs) -> Result<ExitCode> {
         nets =
             nets.into_iter().enumerate().filter(|(i, _)| i % args.every == 0 || *i == last).map(|(_, n)| n).collect();
     }
-    let out = args.out.clone().unwrap_or_else(|| runstore::RunLayout::new(&args.run).ladder());
+    let out = args.out.clone().unwrap_or_else(|| run.layout().ladder());
     std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
     let json = out.join("ladder.json");
     let mut ladder = Ladder::load(&json)?;

@@ -2,6 +2,7 @@
 
 pub mod analyse;
 pub mod bench;
+pub mod bench_store;
 pub mod export;
 pub mod gate;
 pub mod gating_report;

@@ -59,7 +59,8 @@ impl Local {
             if meta.is_file() {
                 let name = e.file_name().to_string_lossy().into_owned();
                 let key = if dir.is_empty() { name } else { format!("{dir}/{name}") };
-                out.push(ObjectInfo { key, size: meta.len() });
+                let modified = meta.modified().map_err(|source| io_error(&e.path(), source))?;
+                out.push(ObjectInfo { key, size: meta.len(), modified });
             }
         }
         Ok(out)

@@ -21,6 +21,8 @@ pub struct ObjectInfo {
     /// The key relative to the run (`shards/a.shard`).
     pub key: String,
     pub size: u64,
+    /// When it was written (the file's modification time; the object's last-modified).
+    pub modified: std::time::SystemTime,
 }
 
 impl ObjectInfo {
@@ -164,11 +166,30 @@ impl Store {
     /// Downloads `key` to the local file `to` (written atomically); `false` if there is
     /// no such object.
     pub fn download(&self, key: &str, to: &Path) -> Result<bool, StoreError> {
+        self.download_as_of(key, to, None)
+    }
+
+    /// [`Store::download`], giving the file the modification time `modified` (that of
+    /// the object, from a listing): a run's clock reads its files' times.
+    pub fn download_as_of(
+        &self,
+        key: &str,
+        to: &Path,
+        modified: Option<std::time::SystemTime>,
+    ) -> Result<bool, StoreError> {
         let Some(bytes) = self.get(key)? else { return Ok(false) };
         if let Some(dir) = to.parent() {
             std::fs::create_dir_all(dir).map_err(|source| io_error(dir, source))?;
         }
-        crate::atomic::write_atomic(to, &bytes).map_err(|source| io_error(to, source))?;
+        crate::atomic::commit_with(to, |tmp| {
+            let mut f = std::fs::File::create(tmp)?;
+            std::io::Write::write_all(&mut f, &bytes)?;
+            if let Some(t) = modified {
+                f.set_modified(t)?;
+            }
+            f.sync_all()
+        })
+        .map_err(|source| io_error(to, source))?;
         Ok(true)
     }
 

@@ -143,7 +143,7 @@ impl S3 {
             .into_iter()
             .filter_map(|o| {
                 let key = o.location.as_ref().strip_prefix(strip.as_str())?.to_string();
-                Some(ObjectInfo { key, size: o.size })
+                Some(ObjectInfo { key, size: o.size, modified: o.last_modified.into() })
             })
             .collect())
     }
