@@ -96,17 +96,18 @@ impl Run {
         if !self.is_mirrored() {
             return Ok(0);
         }
-        let mut fetched = 0;
-        for object in self.store.list(&self.dir_key(dir)?)? {
-            let path = self.layout.root().join(&object.key);
-            if std::fs::metadata(&path).is_ok_and(|m| m.len() == object.size) {
-                continue;
-            }
-            if self.store.download_as_of(&object.key, &path, Some(object.modified))? {
-                fetched += 1;
-            }
-        }
-        Ok(fetched)
+        let missing: Vec<_> = self
+            .store
+            .list(&self.dir_key(dir)?)?
+            .into_iter()
+            .map(|o| {
+                let path = self.layout.root().join(&o.key);
+                (o, path)
+            })
+            .filter(|(o, path)| !std::fs::metadata(path).is_ok_and(|m| m.len() == o.size))
+            .map(|(o, path)| (o.key, path, Some(o.modified)))
+            .collect();
+        self.store.download_many(&missing)
     }
 
     /// Uploads the files of `dir` that the store lacks, e.g. those a process wrote and

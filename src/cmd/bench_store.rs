@@ -81,6 +81,11 @@ pub fn run(args: BenchStoreArgs) -> Result<ExitCode> {
         store.get(&format!("shards/bench-{i:06}.shard"))?.context("a shard just written is missing")?;
     }
     println!("{}", line("shard get", args.shards, args.shard_bytes, t.elapsed().as_secs_f64()));
+    let keys: Vec<String> = (0..args.shards).map(|i| format!("shards/bench-{i:06}.shard")).collect();
+    let t = Instant::now();
+    let got = store.get_many(&keys.iter().map(String::as_str).collect::<Vec<_>>())?;
+    anyhow::ensure!(got.iter().all(Option::is_some), "a shard just written is missing");
+    println!("{}", line("shard get (concurrent)", args.shards, args.shard_bytes, t.elapsed().as_secs_f64()));
     let network = bytes(args.network_bytes, 2);
     let t = Instant::now();
     for i in 0..args.networks {

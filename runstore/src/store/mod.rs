@@ -148,6 +148,18 @@ impl Store {
         Ok(out)
     }
 
+    /// The objects `keys` (`None` for each that is missing), fetched concurrently where
+    /// the backend gains from it; in the order of `keys`.
+    pub fn get_many(&self, keys: &[&str]) -> Result<Vec<Option<Vec<u8>>>, StoreError> {
+        for key in keys {
+            check_key(key)?;
+        }
+        match &self.backend {
+            Backend::Local(l) => keys.iter().map(|k| l.get(k)).collect(),
+            Backend::S3(s) => s.get_many(keys).into_iter().collect(),
+        }
+    }
+
     /// Removes `key`; a missing object is no error.
     pub fn delete(&self, key: &str) -> Result<(), StoreError> {
         check_key(key)?;
@@ -166,31 +178,31 @@ impl Store {
     /// Downloads `key` to the local file `to` (written atomically); `false` if there is
     /// no such object.
     pub fn download(&self, key: &str, to: &Path) -> Result<bool, StoreError> {
-        self.download_as_of(key, to, None)
+        let Some(bytes) = self.get(key)? else { return Ok(false) };
+        write_file(to, &bytes, None)?;
+        Ok(true)
     }
 
-    /// [`Store::download`], giving the file the modification time `modified` (that of
-    /// the object, from a listing): a run's clock reads its files' times.
-    pub fn download_as_of(
+    /// Downloads many objects, each `(key, file, modification time)`: the file gets the
+    /// time given (that of the object, from a listing: a run's clock reads its files'
+    /// times). Fetches [`PARALLEL`](s3::PARALLEL) at a time from S3;
+    /// returns how many existed. Files are written as they arrive, so an error leaves the
+    /// ones before it in place.
+    pub fn download_many(
         &self,
-        key: &str,
-        to: &Path,
-        modified: Option<std::time::SystemTime>,
-    ) -> Result<bool, StoreError> {
-        let Some(bytes) = self.get(key)? else { return Ok(false) };
-        if let Some(dir) = to.parent() {
-            std::fs::create_dir_all(dir).map_err(|source| io_error(dir, source))?;
-        }
-        crate::atomic::commit_with(to, |tmp| {
-            let mut f = std::fs::File::create(tmp)?;
-            std::io::Write::write_all(&mut f, &bytes)?;
-            if let Some(t) = modified {
-                f.set_modified(t)?;
+        items: &[(String, std::path::PathBuf, Option<std::time::SystemTime>)],
+    ) -> Result<usize, StoreError> {
+        let mut found = 0;
+        for chunk in items.chunks(4 * s3::PARALLEL) {
+            let keys: Vec<&str> = chunk.iter().map(|(k, _, _)| k.as_str()).collect();
+            for ((_, to, modified), bytes) in chunk.iter().zip(self.get_many(&keys)?) {
+                if let Some(bytes) = bytes {
+                    write_file(to, &bytes, *modified)?;
+                    found += 1;
+                }
             }
-            f.sync_all()
-        })
-        .map_err(|source| io_error(to, source))?;
-        Ok(true)
+        }
+        Ok(found)
     }
 
     /// The location of `key` for messages: a path or an `s3://` URL.
@@ -200,6 +212,22 @@ impl Store {
             a => format!("{a}/{key}"),
         }
     }
+}
+
+/// Writes a downloaded object to `to` atomically, with the modification time `modified`.
+fn write_file(to: &Path, bytes: &[u8], modified: Option<std::time::SystemTime>) -> Result<(), StoreError> {
+    if let Some(dir) = to.parent() {
+        std::fs::create_dir_all(dir).map_err(|source| io_error(dir, source))?;
+    }
+    crate::atomic::commit_with(to, |tmp| {
+        let mut f = std::fs::File::create(tmp)?;
+        std::io::Write::write_all(&mut f, bytes)?;
+        if let Some(t) = modified {
+            f.set_modified(t)?;
+        }
+        f.sync_all()
+    })
+    .map_err(|source| io_error(to, source))
 }
 
 fn io_error(path: &Path, source: std::io::Error) -> StoreError {

@@ -14,6 +14,8 @@ use std::time::Duration;
 
 /// How often a failed request is retried before its error is reported.
 pub const RETRIES: usize = 5;
+/// Requests in flight at once when many objects are fetched.
+pub const PARALLEL: usize = 16;
 /// The longest a request is retried for.
 pub const RETRY_TIME: Duration = Duration::from_secs(30);
 
@@ -115,17 +117,32 @@ impl S3 {
     }
 
     pub(super) fn get(&self, key: &str) -> Result<Option<Vec<u8>>, StoreError> {
-        let path = self.path(key);
-        let read = self.runtime.block_on(async { self.client.get(&path).await?.bytes().await });
-        match read {
-            Ok(bytes) => Ok(Some(bytes.to_vec())),
-            // A missing bucket is also "not found": tell the two apart.
-            Err(e @ object_store::Error::NotFound { .. }) if e.to_string().contains("NoSuchBucket") => {
-                Err(self.error(key, e))
-            }
-            Err(object_store::Error::NotFound { .. }) => Ok(None),
-            Err(e) => Err(self.error(key, e)),
-        }
+        self.get_many(&[key]).pop().expect("one result per key")
+    }
+
+    /// The objects `keys`, [`PARALLEL`] requests at a time (a server's latency, not its
+    /// bandwidth, bounds small objects: radosgw answers a small GET in ~45 ms).
+    pub(super) fn get_many(&self, keys: &[&str]) -> Vec<Result<Option<Vec<u8>>, StoreError>> {
+        use futures::StreamExt;
+        let fetch = |key: &str| {
+            let path = self.path(key);
+            async move { self.client.get(&path).await?.bytes().await }
+        };
+        let results: Vec<_> = self
+            .runtime
+            .block_on(futures::stream::iter(keys.iter().map(|k| fetch(k))).buffered(PARALLEL).collect::<Vec<_>>());
+        results
+            .into_iter()
+            .zip(keys)
+            .map(|(r, key)| match r {
+                Ok(bytes) => Ok(Some(bytes.to_vec())),
+                Err(e @ object_store::Error::NotFound { .. }) if e.to_string().contains("NoSuchBucket") => {
+                    Err(self.error(key, e))
+                }
+                Err(object_store::Error::NotFound { .. }) => Ok(None),
+                Err(e) => Err(self.error(key, e)),
+            })
+            .collect()
     }
 
     pub(super) fn list(&self, dir: &str) -> Result<Vec<ObjectInfo>, StoreError> {

@@ -62,6 +62,8 @@ fn objects_round_trip_and_list_by_directory() {
         assert!(store.download("shards/b.shard", file.path()).unwrap());
         assert_eq!(std::fs::read(file.path()).unwrap(), b"bee, again");
         assert!(!store.download("shards/gone.shard", file.path()).unwrap());
+        let many = store.get_many(&["shards/b.shard", "shards/gone.shard", "config.toml"]).unwrap();
+        assert_eq!(many, [Some(b"bee, again".to_vec()), None, Some(b"x = 1".to_vec())], "{at}: in order");
         store.upload("candidates/x.safetensors", file.path()).unwrap();
         assert_eq!(store.get("candidates/x.safetensors").unwrap().unwrap(), b"bee, again");
     }
