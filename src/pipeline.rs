@@ -191,6 +191,13 @@ fn ensure_best(cfg: &RunConfig, store: &Run) -> Result<()> {
     Ok(())
 }
 
+/// How often a self-play worker looks for a new best network: every 2 s in a directory
+/// (a file listing), every 15 s in an object store, where each look is a billed LIST
+/// request (100 workers at 2 s would make 50 a second; see the README).
+fn poll_interval(store: &Run) -> Duration {
+    Duration::from_secs(if store.is_mirrored() { 15 } else { 2 })
+}
+
 fn sleep_unless(stop: &AtomicBool, d: Duration) {
     let end = Instant::now() + d;
     while Instant::now() < end && !stop.load(Ordering::Relaxed) {
@@ -238,7 +245,7 @@ fn selfplay_stage(
         let watcher = s.spawn(|| -> Result<()> {
             let mut current = first;
             while !stop.load(Ordering::Relaxed) && !played.load(Ordering::Relaxed) {
-                sleep_unless(stop, Duration::from_secs(2));
+                sleep_unless(stop, poll_interval(store));
                 let (latest, path) = best_network(store)?;
                 if latest != current {
                     network.replace(latest, load(latest, &path)?);

@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::{files, trainer_step};
+use common::{files, finish, terminate, trainer_step};
 use runstore::{RunAddress, Store};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -44,24 +44,9 @@ fn worker(address: &RunAddress, mirror: &Path, args: &[&str]) -> Child {
         .expect("start szero worker")
 }
 
-fn finish(mut child: Child, limit: Duration) {
-    let t = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        assert!(t.elapsed() < limit, "worker did not finish within {limit:?}");
-        std::thread::sleep(Duration::from_millis(200));
-    }
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "worker failed: {}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
-}
-
 fn kill9(mut child: Child) {
     child.kill().unwrap();
     child.wait().unwrap();
-}
-
-fn terminate(child: Child) {
-    assert!(Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap().success());
-    finish(child, Duration::from_secs(60));
 }
 
 /// Waits until `done`, failing after `limit` with `what`.

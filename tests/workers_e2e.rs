@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{check_whole, files, trainer_step};
+use common::{check_whole, files, finish, terminate, trainer_step};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -24,24 +24,6 @@ fn worker(run: &Path, args: &[&str]) -> Child {
         .stderr(Stdio::piped())
         .spawn()
         .expect("start szero worker")
-}
-
-/// Waits for `child` to exit on its own, successfully.
-fn finish(mut child: Child, limit: Duration) {
-    let t = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        assert!(t.elapsed() < limit, "worker did not finish within {limit:?}");
-        std::thread::sleep(Duration::from_millis(200));
-    }
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success(), "worker failed: {}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
-}
-
-/// Stops `child` as a scheduler does (SIGTERM) and checks that it exits cleanly.
-fn terminate(child: Child) {
-    let pid = child.id().to_string();
-    assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
-    finish(child, Duration::from_secs(60));
 }
 
 fn shards_of(run: &Path, id: &str) -> usize {

@@ -2,6 +2,8 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
+use std::process::{Child, Command};
+use std::time::{Duration, Instant};
 
 /// Every file under `dir`, recursively, sorted.
 pub fn all_files(dir: &Path) -> Vec<PathBuf> {
@@ -63,4 +65,22 @@ pub fn check_whole(run: &Path, temporaries: bool) {
         }
     }
     eval::gate::read_log(run).expect("the gate log reads");
+}
+
+/// Waits for `child` to exit on its own, successfully.
+pub fn finish(mut child: Child, limit: Duration) {
+    let t = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        assert!(t.elapsed() < limit, "worker did not finish within {limit:?}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "worker failed: {}\n{}", out.status, String::from_utf8_lossy(&out.stderr));
+}
+
+/// Stops `child` as a scheduler does (SIGTERM) and checks that it exits cleanly.
+pub fn terminate(child: Child) {
+    let pid = child.id().to_string();
+    assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    finish(child, Duration::from_secs(60));
 }
