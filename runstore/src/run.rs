@@ -223,6 +223,26 @@ mod tests {
         assert_eq!(b.key_of(&claim_b).as_deref(), Some("gate/promotions/gen-000001.json"));
     }
 
+    /// The store goes away mid-run: publishing fails with an error that says so, the file
+    /// stays in the mirror, and the push at the next start uploads it.
+    #[test]
+    fn a_store_that_is_down_loses_nothing() {
+        let Some(address) = crate::store::tests::s3_run("down") else { return };
+        let dir = tempfile::tempdir().unwrap();
+        let up = Run::open(&address, Some(dir.path())).unwrap();
+        let down = Store::open_with(&address, &[("aws_endpoint", "http://127.0.0.1:9")]).unwrap();
+        let down = Run { layout: RunLayout::new(dir.path()), store: down };
+        let shard = down.layout().shards().join("w-0001.shard");
+        std::fs::create_dir_all(down.layout().shards()).unwrap();
+        std::fs::write(&shard, b"games").unwrap();
+        let e = down.publish(&shard).unwrap_err();
+        assert!(matches!(e, StoreError::Unreachable { .. }), "{e}");
+        assert_eq!(std::fs::read(&shard).unwrap(), b"games", "the file stays");
+        assert!(up.store().list("shards").unwrap().is_empty());
+        assert_eq!(up.push(&up.layout().shards()).unwrap(), 1);
+        assert_eq!(up.store().get("shards/w-0001.shard").unwrap().as_deref(), Some(&b"games"[..]));
+    }
+
     #[test]
     fn a_local_run_moves_nothing() {
         let dir = tempfile::tempdir().unwrap();
