@@ -312,9 +312,54 @@ fn count_games(dir: &Path) -> u64 {
         .sum()
 }
 
+/// Uploads the trainer's newest checkpoint to a mirrored run's store if it is not there
+/// yet (its files, then its commit), and removes the store's checkpoints beyond the
+/// newest `keep`: a trainer started on another machine resumes from it.
+fn upload_checkpoint(store: &Run, keep: usize) -> Result<()> {
+    let run = store.layout();
+    if !store.is_mirrored() {
+        return Ok(());
+    }
+    let Some(latest) = trainer::checkpoint::latest(&run.trainer())? else { return Ok(()) };
+    let name = latest.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let commit = run.checkpoint_commit(&name);
+    if store.store().get(&store.key_of(&commit).context("checkpoint commit outside the run")?)?.is_some() {
+        return Ok(());
+    }
+    store.push(&latest)?;
+    store.create_if_absent(&commit, name.as_bytes())?;
+    let commits = store.store().list(&store.key_of(&run.checkpoint_commits()).context("commits outside the run")?)?;
+    for old in commits.iter().rev().skip(keep.max(1)) {
+        let dir = run.trainer().join(old.name());
+        store.store().delete(&old.key)?;
+        for file in store.store().list(&store.key_of(&dir).context("checkpoint outside the run")?)? {
+            store.store().delete(&file.key)?;
+        }
+    }
+    Ok(())
+}
+
+/// A trainer on a new machine (an empty mirror) takes the newest checkpoint committed to
+/// the run's store; returns its step.
+fn restore_checkpoint(store: &Run) -> Result<Option<u64>> {
+    let run = store.layout();
+    if !store.is_mirrored() || trainer::checkpoint::latest(&run.trainer())?.is_some() {
+        return Ok(None);
+    }
+    let commits = store.store().list(&store.key_of(&run.checkpoint_commits()).context("commits outside the run")?)?;
+    let Some(newest) = commits.last() else { return Ok(None) };
+    let dir = run.trainer().join(newest.name());
+    store.pull(&dir)?;
+    trainer::checkpoint::adopt(&run.trainer(), &dir)?;
+    Ok(trainer::checkpoint::checkpoint_step(&dir))
+}
+
 fn train_stage(cfg: &RunConfig, store: &Run, status: &Status, stop: &AtomicBool) -> Result<()> {
     let run = store.layout();
     store.pull(&run.shards())?;
+    if let Some(step) = restore_checkpoint(store)? {
+        eprintln!("szero run: trainer: resuming from the store's checkpoint of step {step}");
+    }
     let mut trainer = Trainer::open_with(
         run.root(),
         &cfg.train,
@@ -342,6 +387,7 @@ fn train_stage(cfg: &RunConfig, store: &Run, status: &Status, stop: &AtomicBool)
         store.pull(&run.shards())?;
         let report = trainer.train_steps(chunk, stop)?;
         store.push(&run.candidates())?;
+        upload_checkpoint(store, cfg.train.keep_checkpoints)?;
         status.train_step.store(trainer.step(), Ordering::Relaxed);
         status.samples_trained.store(trainer.samples_trained(), Ordering::Relaxed);
         match report.reason {

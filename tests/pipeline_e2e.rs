@@ -133,8 +133,11 @@ fn killed_runs_resume_without_losing_or_corrupting_anything() {
     for d in delays_ms {
         let mut child = start(&run);
         std::thread::sleep(Duration::from_millis(d));
-        if child.try_wait().unwrap().is_some() {
-            break; // finished already
+        if let Some(status) = child.try_wait().unwrap() {
+            // Finished already: it must have done so cleanly.
+            let out = child.wait_with_output().unwrap();
+            assert!(status.success(), "run {kills} failed: {status}\n{}", String::from_utf8_lossy(&out.stderr));
+            break;
         }
         child.kill().unwrap(); // SIGKILL
         child.wait().unwrap();
@@ -150,7 +153,7 @@ fn killed_runs_resume_without_losing_or_corrupting_anything() {
         assert!(step >= max_step, "trainer went back from step {max_step} to {step}");
         max_step = step;
     }
-    assert!(kills >= 2, "the run finished before it could be killed twice");
+    assert!(kills >= 2, "the run finished before it could be killed twice (after {kills} kills)");
     wait(start(&run), Duration::from_secs(300));
     assert!(trainer_step(&run) >= max_step);
     check_run(&run);

@@ -90,20 +90,36 @@ fn worker_processes_on_an_s3_run_survive_kills() {
     let b = worker(&address, &mirror("b"), &["selfplay", "--id", "b", "--games", "32"]);
     let c = worker(&address, &mirror("c"), &["selfplay", "--id", "c", "--games", "16"]);
 
-    // SIGKILL the trainer once it has a checkpoint; it resumes from it, never going back.
-    wait_for("a trainer checkpoint", Duration::from_secs(240), || trainer_step(&mirror("trainer")) > 0);
+    // SIGKILL the trainer once it has committed a checkpoint to the store, and start it
+    // again on another machine (a fresh mirror): it resumes from the store's checkpoint,
+    // never going back a step.
+    let committed = || {
+        store
+            .list("trainer/committed")
+            .unwrap()
+            .iter()
+            .filter_map(|o| o.name().strip_prefix("step-")?.parse().ok())
+            .max()
+    };
+    wait_for("a checkpoint in the store", Duration::from_secs(240), || committed().is_some());
     kill9(train);
-    let before = trainer_step(&mirror("trainer"));
-    let train = worker(&address, &mirror("trainer"), &["train", "--id", "trainer"]);
+    let before: u64 = committed().unwrap();
+    let train = worker(&address, &mirror("trainer2"), &["train", "--id", "trainer"]);
 
     finish(a, Duration::from_secs(300));
     finish(b, Duration::from_secs(300));
     finish(c, Duration::from_secs(300));
     let claims = || store.list("gate/promotions").unwrap().len();
     wait_for("two promotions", Duration::from_secs(300), || claims() >= 2);
-    wait_for("a checkpoint after the restart", Duration::from_secs(120), || trainer_step(&mirror("trainer")) > before);
+    wait_for("a checkpoint after the restart", Duration::from_secs(120), || trainer_step(&mirror("trainer2")) > before);
     terminate(train);
     terminate(gate);
+    // It went on from the store's checkpoint: its first candidate is past that step.
+    let first = files(&mirror("trainer2").join("candidates"), "safetensors")
+        .iter()
+        .filter_map(|f| f.file_stem()?.to_string_lossy().strip_prefix("step-")?.parse::<u64>().ok())
+        .min();
+    assert!(first.is_some_and(|s| s > before), "first candidate after the restart {first:?}, checkpoint {before}");
 
     // Every shard in the store is whole, and no two hold the same games.
     let shards: Vec<_> = store.list("shards").unwrap().into_iter().filter(|o| o.key.ends_with(".shard")).collect();

@@ -14,6 +14,7 @@
 //! <run>/shards/*.shard, *.pgn                self-play games (names unique per writer)
 //! <run>/candidates/step-NNNNNNNNN.safetensors networks the trainer proposes, one per step
 //! <run>/trainer/                             trainer checkpoints (their own layout: trainer::checkpoint)
+//! <run>/trainer/committed/step-N             in a store: checkpoint step-N/ is uploaded whole
 //! <run>/gate/log.jsonl                       every gate decision; promotions are counted from it
 //! <run>/gate/promotions/gen-N.json           the claim of generation N, created if absent
 //! <run>/gate/*.pgn                           gate games
@@ -123,6 +124,17 @@ impl RunLayout {
     /// Trainer checkpoints and state.
     pub fn trainer(&self) -> PathBuf {
         self.root.join("trainer")
+    }
+
+    /// The commit of the trainer checkpoint directory `name` in a store (`trainer/step-N/`
+    /// is uploaded first, then this is created): a restored trainer takes the newest.
+    pub fn checkpoint_commit(&self, name: &str) -> PathBuf {
+        self.checkpoint_commits().join(name)
+    }
+
+    /// Where [`RunLayout::checkpoint_commit`]s are.
+    pub fn checkpoint_commits(&self) -> PathBuf {
+        self.trainer().join("committed")
     }
 
     pub fn gate(&self) -> PathBuf {

@@ -154,6 +154,22 @@ pub(crate) fn resumable(trainer_dir: &Path) -> Result<Vec<PathBuf>, TrainError> 
     Ok(std::iter::once(newest).chain(older.map(|s| trainer_dir.join(dir_name(s)))).collect())
 }
 
+/// Makes the complete checkpoint directory `dir` (under `trainer_dir`, e.g. one
+/// downloaded from a run's store) the one to resume from.
+pub fn adopt(trainer_dir: &Path, dir: &Path) -> Result<(), TrainError> {
+    let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let latest = trainer_dir.join(LATEST);
+    if step_of(&name).is_none() {
+        return Err(TrainError::state(&latest, format!("{name:?} is not a checkpoint directory name")));
+    }
+    write_atomic(&latest, format!("{name}\n").as_bytes()).map_err(TrainError::io(&latest))
+}
+
+/// The name of a checkpoint directory's step (`step-000001000` is 1000).
+pub fn checkpoint_step(dir: &Path) -> Option<u64> {
+    step_of(&dir.file_name()?.to_string_lossy())
+}
+
 /// The checkpoint `latest` points at, if any.
 pub fn latest(trainer_dir: &Path) -> Result<Option<PathBuf>, TrainError> {
     let path = trainer_dir.join(LATEST);
