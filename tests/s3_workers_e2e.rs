@@ -31,8 +31,22 @@ fn s3_run() -> Option<RunAddress> {
     Some(RunAddress::S3 { bucket, prefix: format!("e2e/workers-{}-{stamp}", std::process::id()) })
 }
 
-fn worker(address: &RunAddress, mirror: &Path, args: &[&str]) -> Child {
-    Command::new(SZERO)
+/// Kills the worker processes a failing test leaves behind (they would play on for ever).
+#[derive(Default)]
+struct Reaper(std::sync::Mutex<Vec<u32>>);
+
+impl Drop for Reaper {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            for pid in self.0.lock().unwrap_or_else(|p| p.into_inner()).iter() {
+                let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+            }
+        }
+    }
+}
+
+fn worker(reaper: &Reaper, address: &RunAddress, mirror: &Path, args: &[&str]) -> Child {
+    let child = Command::new(SZERO)
         .arg("worker")
         .args(args)
         .args(["--config", SMOKE, "--run", &address.to_string(), "--mirror"])
@@ -41,7 +55,9 @@ fn worker(address: &RunAddress, mirror: &Path, args: &[&str]) -> Child {
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("start szero worker")
+        .expect("start szero worker");
+    reaper.0.lock().unwrap().push(child.id());
+    child
 }
 
 fn kill9(mut child: Child) {
@@ -74,12 +90,13 @@ fn worker_processes_on_an_s3_run_survive_kills() {
     let dir = tempfile::tempdir().unwrap();
     let mirror = |name: &str| -> PathBuf { dir.path().join(name) };
     let store = Store::open(&address).unwrap();
+    let reaper = Reaper::default();
 
-    let a = worker(&address, &mirror("a"), &["selfplay", "--id", "a", "--games", "48"]);
-    let b = worker(&address, &mirror("b"), &["selfplay", "--id", "b", "--games", "1000000"]);
-    let c = worker(&address, &mirror("c"), &["selfplay", "--id", "c", "--games", "1000000"]);
-    let train = worker(&address, &mirror("trainer"), &["train", "--id", "trainer"]);
-    let gate = worker(&address, &mirror("gate"), &["gate", "--id", "gate"]);
+    let a = worker(&reaper, &address, &mirror("a"), &["selfplay", "--id", "a", "--games", "48"]);
+    let b = worker(&reaper, &address, &mirror("b"), &["selfplay", "--id", "b", "--games", "1000000"]);
+    let c = worker(&reaper, &address, &mirror("c"), &["selfplay", "--id", "c", "--games", "1000000"]);
+    let train = worker(&reaper, &address, &mirror("trainer"), &["train", "--id", "trainer"]);
+    let gate = worker(&reaper, &address, &mirror("gate"), &["gate", "--id", "gate"]);
 
     // SIGKILL b and c once each has published a shard; start them again on their mirrors.
     wait_for("workers b and c publish a shard", Duration::from_secs(180), || {
@@ -87,8 +104,8 @@ fn worker_processes_on_an_s3_run_survive_kills() {
     });
     kill9(b);
     kill9(c);
-    let b = worker(&address, &mirror("b"), &["selfplay", "--id", "b", "--games", "32"]);
-    let c = worker(&address, &mirror("c"), &["selfplay", "--id", "c", "--games", "16"]);
+    let b = worker(&reaper, &address, &mirror("b"), &["selfplay", "--id", "b", "--games", "32"]);
+    let c = worker(&reaper, &address, &mirror("c"), &["selfplay", "--id", "c", "--games", "16"]);
 
     // SIGKILL the trainer once it has committed a checkpoint to the store, and start it
     // again on another machine (a fresh mirror): it resumes from the store's checkpoint,
@@ -104,7 +121,7 @@ fn worker_processes_on_an_s3_run_survive_kills() {
     wait_for("a checkpoint in the store", Duration::from_secs(240), || committed().is_some());
     kill9(train);
     let before: u64 = committed().unwrap();
-    let train = worker(&address, &mirror("trainer2"), &["train", "--id", "trainer"]);
+    let train = worker(&reaper, &address, &mirror("trainer2"), &["train", "--id", "trainer"]);
 
     finish(a, Duration::from_secs(300));
     finish(b, Duration::from_secs(300));
