@@ -1,15 +1,16 @@
-//! `szero run`: self-play, training and gating running concurrently over one run
-//! directory (see the `runstore` crate). The stages share nothing but files, so each can be
-//! killed and restarted on its own, and every file they exchange is written atomically:
+//! `szero run`: self-play, training and gating running concurrently over one run (a
+//! directory or an S3 prefix mirrored in one: see `runstore::Run`). The stages share
+//! nothing but the run, so each can be killed and restarted on its own, and every object
+//! they exchange is written whole, once:
 //!
-//! * self-play reads `best.safetensors` and writes whole shards;
+//! * self-play reads the network of the last promotion and writes whole shards;
 //! * the trainer reads shards, writes checkpoints and `candidates/step-N.safetensors`;
 //! * the gate tests the newest candidate against the best network; on a pass it claims
 //!   the next generation (`gate/promotions/gen-N.json`, created if absent: the commit
 //!   point), appends the decision to `gate/log.jsonl` and replaces `best.safetensors`
 //!   (`eval::gate::commit_decision`). A restart finishes an interrupted promotion.
 //!
-//! The generation of the best network is the number of promotions in the gate log.
+//! The generation of the best network is the number of claims (`eval::gate::best_network`).
 
 use crate::config::RunConfig;
 use anyhow::{Context, Result};

@@ -3,12 +3,15 @@
 //! ([`crate::matches::batched`]), many at once.
 //!
 //! Layout in the run directory:
-//! * `best.safetensors`: the network self-play uses. Replaced atomically (copy to a
-//!   temporary file in the same directory, fsync, rename), so a reader never sees a torn
-//!   file and a crash leaves either the old or the new network.
+//! * `best.safetensors`: a copy of the best network, for users and for commands given a
+//!   run. Replaced atomically (copy to a temporary file in the same directory, fsync,
+//!   rename), so a reader never sees a torn file and a crash leaves either the old or the
+//!   new network. The stages themselves read the network the last claim names
+//!   ([`best_network`]).
 //! * `gate/log.jsonl`: one JSON object per decision ([`GateDecision`]), appended with a
 //!   single write per line and synced, so the log stays line-complete across crashes.
-//! * `gate/promotions/gen-N.json`: the claim of generation N (see [`commit_decision`]).
+//! * `gate/promotions/gen-N.json`: the claim of generation N (see [`commit_decision`]),
+//!   created in the run's store, so that it decides between gates on any machines.
 //! * `gate/<unix time>-<candidate>.pgn`: the games, if `save_pgn`.
 
 use crate::config::{GateConfig, GateMode};
