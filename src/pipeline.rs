@@ -316,7 +316,7 @@ fn count_games(dir: &Path) -> u64 {
 /// Uploads the trainer's newest checkpoint to a mirrored run's store if it is not there
 /// yet (its files, then its commit), and removes the store's checkpoints beyond the
 /// newest `keep`: a trainer started on another machine resumes from it.
-fn upload_checkpoint(store: &Run, keep: usize) -> Result<()> {
+pub(crate) fn upload_checkpoint(store: &Run, keep: usize) -> Result<()> {
     let run = store.layout();
     if !store.is_mirrored() {
         return Ok(());
@@ -342,7 +342,7 @@ fn upload_checkpoint(store: &Run, keep: usize) -> Result<()> {
 
 /// A trainer on a new machine (an empty mirror) takes the newest checkpoint committed to
 /// the run's store; returns its step.
-fn restore_checkpoint(store: &Run) -> Result<Option<u64>> {
+pub(crate) fn restore_checkpoint(store: &Run) -> Result<Option<u64>> {
     let run = store.layout();
     if !store.is_mirrored() || trainer::checkpoint::latest(&run.trainer())?.is_some() {
         return Ok(None);
@@ -416,7 +416,9 @@ fn gate_stage(cfg: &RunConfig, store: &Run, status: &Status, stop: &AtomicBool) 
         status.generation.store(u64::from(best_network(store)?.0), Ordering::Relaxed);
         store.pull(&run.candidates())?;
         let log = read_log(run.root())?;
-        let newest = run.list_candidates()?.into_iter().next_back().filter(|c| !log.iter().any(|d| &d.candidate == c));
+        // By file name: decisions other gates recorded name the candidate in their mirror.
+        let decided = |c: &Path| log.iter().any(|d| d.candidate.file_name() == c.file_name());
+        let newest = run.list_candidates()?.into_iter().next_back().filter(|c| !decided(c.as_path()));
         let Some(candidate) = newest else {
             sleep_unless(stop, Duration::from_secs(2));
             continue;

@@ -174,6 +174,17 @@ fn worker_processes_on_an_s3_run_survive_kills() {
         let key = d.network.as_deref().expect("a promotion names its network in the run");
         assert!(store.get(key).unwrap().is_some(), "{key} promoted but not in the store");
     }
+    // Every decision is recorded in the store too, and a gate on a fresh mirror rebuilds
+    // the same log from the store.
+    assert_eq!(store.list("gate/decisions").unwrap().len(), log.len(), "{log:?}");
+    let fresh = runstore::Run::open(&address, Some(&mirror("gate2"))).unwrap();
+    eval::gate::complete_promotion(&fresh).unwrap();
+    let rebuilt = eval::gate::read_log(&mirror("gate2")).unwrap();
+    let summary = |log: &[eval::gate::GateDecision]| -> HashSet<(u64, Option<u64>, bool)> {
+        log.iter().map(|d| (d.time_unix, d.candidate_step, d.promoted)).collect()
+    };
+    assert_eq!(rebuilt.len(), log.len());
+    assert_eq!(summary(&rebuilt), summary(&log));
     // The run's reference files came from the first process, once.
     for key in ["config.toml", "initial.safetensors"] {
         assert!(store.get(key).unwrap().is_some(), "{key}");
@@ -204,4 +215,59 @@ fn worker_processes_on_an_s3_run_survive_kills() {
     assert!(out.status.success(), "szero gating-report: {}", String::from_utf8_lossy(&out.stderr));
     assert!(report.join("report.html").is_file());
     assert_eq!(files(&mirror("report").join("shards"), "shard").len(), shards.len(), "every shard mirrored");
+}
+
+/// `szero selfplay`, `train` and `gate` on an S3 run, each on a mirror of its own as if on
+/// its own machine: the games, candidates, checkpoint and promotion go into the store; a
+/// trainer on a fresh mirror resumes from the store's checkpoint; and a candidate from
+/// outside the run is refused before any game is played.
+#[test]
+fn single_stage_commands_on_an_s3_run() {
+    let Some(address) = s3_run() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&address).unwrap();
+    let szero = |mirror: &str, args: &[&str]| {
+        let out = Command::new(SZERO)
+            .args(args)
+            .args(["--config", SMOKE, "--run", &address.to_string(), "--mirror"])
+            .arg(dir.path().join(mirror))
+            .stdin(Stdio::null())
+            .output()
+            .expect("start szero");
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        (out.status.success(), stderr)
+    };
+    let names =
+        |prefix: &str| -> Vec<String> { store.list(prefix).unwrap().iter().map(|o| o.name().to_string()).collect() };
+
+    let (ok, err) = szero("selfplay", &["selfplay", "--games", "12"]);
+    assert!(ok, "{err}");
+    let shards = names("shards");
+    assert!(!shards.is_empty() && shards.iter().all(|s| s.starts_with("gen0000-")), "{shards:?}");
+
+    let (ok, err) = szero("trainer", &["train", "--steps", "2"]);
+    assert!(ok, "{err}");
+    assert_eq!(names("candidates"), ["step-000000002.safetensors"]);
+    assert_eq!(names("trainer/committed"), ["step-000000002"]);
+
+    let (ok, err) = szero("trainer2", &["train", "--steps", "1"]);
+    assert!(ok, "{err}");
+    assert!(err.contains("resuming from the store's checkpoint of step 2"), "{err}");
+    assert_eq!(names("candidates"), ["step-000000002.safetensors", "step-000000003.safetensors"]);
+
+    let outside = dir.path().join("outside.safetensors");
+    std::fs::copy(dir.path().join("trainer2/candidates/step-000000003.safetensors"), &outside).unwrap();
+    let (ok, err) = szero("gate", &["gate", "--mode", "always", "--candidate", outside.to_str().unwrap()]);
+    assert!(!ok && err.contains("only the run's own networks"), "{err}");
+    assert!(names("gate/promotions").is_empty());
+
+    let (ok, err) =
+        szero("gate", &["gate", "--mode", "always", "--candidate", "candidates/step-000000003.safetensors"]);
+    assert!(ok, "{err}");
+    assert_eq!(names("gate/promotions"), ["gen-000001.json"]);
+    let claim = store.get("gate/promotions/gen-000001.json").unwrap().unwrap();
+    let claim: serde_json::Value = serde_json::from_slice(&claim).unwrap();
+    assert_eq!(claim["network"], "candidates/step-000000003.safetensors");
+    let decisions = names("gate/decisions");
+    assert!(decisions.len() == 1 && decisions[0].ends_with("-step-000000003.json"), "{decisions:?}");
 }

@@ -12,6 +12,9 @@
 //!   single write per line and synced, so the log stays line-complete across crashes.
 //! * `gate/promotions/gen-N.json`: the claim of generation N (see [`commit_decision`]),
 //!   created in the run's store, so that it decides between gates on any machines.
+//! * `gate/decisions/<unix time>-<candidate>.json`: in a run in an object store, each
+//!   decision once more, written once: the log lives in the gate's mirror, and these
+//!   records are how a gate on another machine (or a fresh mirror) knows every decision.
 //! * `gate/<unix time>-<candidate>.pgn`: the games, if `save_pgn`.
 
 use crate::config::{GateConfig, GateMode};
@@ -100,33 +103,54 @@ pub fn run_gate(
     cfg: &GateConfig,
     stop: &AtomicBool,
 ) -> Result<GateDecision, GateError> {
-    run_gate_with(run_dir, candidate, None, cfg, stop, &mut |_| {})
+    run_gate_with(&Run::local(run_dir), candidate, None, cfg, stop, &mut |_| {})
 }
 
-/// [`run_gate`] with an explicit opponent (default: the run's best network) and progress
-/// reports after each game pair.
+/// [`run_gate`] on any run (a directory or a mirrored S3 run), with an explicit opponent
+/// (default: the run's best network) and progress reports after each game pair. In a
+/// mirrored run the candidate must be one of the run's own files (the promotion names it
+/// in the store), which is checked before any game is played; the games' PGN is published.
 pub fn run_gate_with(
-    run_dir: &Path,
+    run: &Run,
     candidate: &Path,
     best: Option<&Path>,
     cfg: &GateConfig,
     stop: &AtomicBool,
     progress: &mut dyn FnMut(&Progress),
 ) -> Result<GateDecision, GateError> {
-    let layout = RunLayout::new(run_dir);
+    if run.is_mirrored() && run.key_of(candidate).is_none() {
+        return Err(GateError::OutsideRun { path: candidate.to_path_buf() });
+    }
+    let layout = run.layout();
     let gate_dir = layout.gate();
     std::fs::create_dir_all(&gate_dir).map_err(|error| GateError::Io { path: gate_dir, error })?;
-    let run_best = layout.best();
-    let best = best.map(Path::to_path_buf).or_else(|| run_best.exists().then(|| run_best.clone()));
+    // Other gates' promotions first: the best network is the last one promoted.
+    complete_promotion(run)?;
+    let best = match best {
+        Some(best) => Some(best.to_path_buf()),
+        None => current_best(run)?,
+    };
     let pgn = cfg.save_pgn.then(|| {
         let stem = candidate.file_stem().map_or("candidate".into(), |s| s.to_string_lossy().into_owned());
         layout.gate_pgn(&format!("{}-{stem}", unix_now()))
     });
-    let run = Run::local(run_dir);
-    complete_promotion(&run)?;
     let mut decision = test_candidate(candidate, best.as_deref(), cfg, stop, pgn, progress)?;
-    commit_decision(&run, &mut decision)?;
+    commit_decision(run, &mut decision)?;
+    if let Some(pgn) = decision.pgn.as_ref().filter(|p| p.exists()) {
+        run.publish(pgn)?;
+    }
     Ok(decision)
+}
+
+/// The network to beat: the last one promoted, else `best.safetensors`, else the run's
+/// generation-0 network (fetched into a mirror); `None` in a run that has none yet.
+fn current_best(run: &Run) -> Result<Option<PathBuf>, GateError> {
+    let (_, file) = best_network(run)?;
+    if file.exists() {
+        return Ok(Some(file));
+    }
+    let initial = run.layout().initial();
+    Ok(run.fetch(&initial)?.then_some(initial))
 }
 
 /// Records `decision` in the run: the one promotion path of every stage and command.
@@ -161,6 +185,56 @@ pub fn commit_decision(run: &Run, decision: &mut GateDecision) -> Result<(), Gat
     append_log(layout.root(), decision)?;
     if decision.promoted {
         promote(layout.root(), &decision.candidate)?;
+    }
+    if run.is_mirrored() && !decision.aborted {
+        record_decision(run, decision)?;
+    }
+    Ok(())
+}
+
+/// Whether two log entries are one decision: the same candidate (by file name, which is
+/// the same in every mirror of a run), time and outcome.
+fn same_decision(a: &GateDecision, b: &GateDecision) -> bool {
+    a.time_unix == b.time_unix && a.promoted == b.promoted && a.candidate.file_name() == b.candidate.file_name()
+}
+
+/// Writes the store's record of a decision (`gate/decisions/`, once).
+fn record_decision(run: &Run, decision: &GateDecision) -> Result<(), GateError> {
+    let stem = decision.candidate.file_stem().map_or("candidate".into(), |s| s.to_string_lossy().into_owned());
+    let json = serde_json::to_vec(decision).expect("a decision serialises");
+    run.create_if_absent(&run.layout().decision(decision.time_unix, &stem), &json)?;
+    Ok(())
+}
+
+/// The decision records of a mirrored run (brought up to date first), oldest first.
+fn read_decisions(run: &Run) -> Result<Vec<GateDecision>, GateError> {
+    let layout = run.layout();
+    run.pull(&layout.decisions())?;
+    let paths = layout.list_decisions().map_err(|error| GateError::Io { path: layout.decisions(), error })?;
+    paths
+        .into_iter()
+        .map(|path| {
+            let text = std::fs::read(&path).map_err(|error| GateError::Io { path: path.clone(), error })?;
+            serde_json::from_slice(&text).map_err(|e| GateError::Log { path, line: 1, reason: e.to_string() })
+        })
+        .collect()
+}
+
+/// Brings a mirrored run's gate log and the store's decision records together: the
+/// decisions other gates recorded are appended to this log, and this log's decisions the
+/// store lacks (a gate killed between its log line and its record) are recorded.
+fn sync_decisions(run: &Run, log: &mut Vec<GateDecision>) -> Result<(), GateError> {
+    let recorded = read_decisions(run)?;
+    for d in &recorded {
+        if !log.iter().any(|l| same_decision(l, d)) {
+            append_log(run.layout().root(), d)?;
+            log.push(d.clone());
+        }
+    }
+    for d in log.iter().filter(|d| !d.aborted) {
+        if !recorded.iter().any(|r| same_decision(r, d)) {
+            record_decision(run, d)?;
+        }
     }
     Ok(())
 }
@@ -232,18 +306,21 @@ pub fn best_network(run: &Run) -> Result<(u32, PathBuf), GateError> {
 /// claim has not got yet, and makes the last promoted network `best.safetensors` again
 /// if it is not. Returns whether it had to do anything. (A candidate deleted since is left
 /// alone: `best.safetensors` is then the newest network there is.) In a mirrored run this
-/// also brings the promotions of other processes' gates into this directory.
+/// also brings the promotions and decisions of other processes' gates into this
+/// directory's log, and records in the store the decisions of this log it lacks.
 pub fn complete_promotion(run: &Run) -> Result<bool, GateError> {
     let root = run.layout().root();
     let mut done = false;
     let mut log = read_log(root)?;
     for (_, claim) in read_claims(run)? {
-        let logged = log.iter().any(|d| d.promoted && d.candidate == claim.candidate && d.time_unix == claim.time_unix);
-        if !logged {
+        if !log.iter().any(|d| same_decision(d, &claim)) {
             append_log(root, &claim)?;
             log.push(claim);
             done = true;
         }
+    }
+    if run.is_mirrored() {
+        sync_decisions(run, &mut log)?;
     }
     let Some(last) = log.iter().rev().find(|d| d.promoted) else { return Ok(done) };
     let Some(file) = network_file(run, last)? else { return Ok(done) };

@@ -170,6 +170,29 @@ impl RunLayout {
         Ok(out)
     }
 
+    /// The decisions of a run in an object store, one object each, written once: the
+    /// store's copy of the gate log (which lives in the gate's mirror), so that a gate on
+    /// another machine knows what was decided.
+    pub fn decisions(&self) -> PathBuf {
+        self.gate().join("decisions")
+    }
+
+    /// The record of the decision on `candidate_stem` taken at `time_unix`.
+    pub fn decision(&self, time_unix: u64, candidate_stem: &str) -> PathBuf {
+        self.decisions().join(format!("{time_unix:011}-{candidate_stem}.json"))
+    }
+
+    /// The decision records here, oldest first (temporary files left out).
+    pub fn list_decisions(&self) -> std::io::Result<Vec<PathBuf>> {
+        let mut out: Vec<PathBuf> = names_in(&self.decisions())?
+            .into_iter()
+            .filter(|(name, _)| !name.starts_with('.') && name.ends_with(".json"))
+            .map(|(_, path)| path)
+            .collect();
+        out.sort();
+        Ok(out)
+    }
+
     /// The games of a gate test named `stem`.
     pub fn gate_pgn(&self, stem: &str) -> PathBuf {
         self.gate().join(format!("{stem}.pgn"))

@@ -6,7 +6,8 @@ use clap::Args;
 use eval::config::{GateConfig, GateMode};
 use eval::gate::{run_gate_with, test_candidate};
 use indicatif::{ProgressBar, ProgressStyle};
-use std::path::PathBuf;
+use runstore::{Run, RunAddress};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 
@@ -14,16 +15,21 @@ use std::sync::atomic::AtomicBool;
 /// not, 2 on errors.
 #[derive(Args, Debug)]
 pub struct GateArgs {
-    /// The new network.
+    /// The new network: a file, or with --run a name in the run
+    /// (`candidates/step-000001000.safetensors`, fetched from an S3 run).
     #[arg(long)]
     candidate: PathBuf,
     /// The network to beat (default: `<run>/best.safetensors`).
     #[arg(long)]
     best: Option<PathBuf>,
-    /// Run directory: a passing candidate becomes `<run>/best.safetensors` and the decision
-    /// is appended to `<run>/gate/log.jsonl`. Without it nothing is written.
+    /// The run (a directory or `s3://bucket/prefix`): a passing candidate is promoted
+    /// (its claim `gate/promotions/gen-N.json`, then `best.safetensors`) and the decision
+    /// is appended to `gate/log.jsonl`. Without it nothing is written.
     #[arg(long)]
-    run: Option<PathBuf>,
+    run: Option<RunAddress>,
+    /// Local directory of an S3 run (default: under ~/.cache/szero/mirrors).
+    #[arg(long, requires = "run")]
+    mirror: Option<PathBuf>,
     /// Run configuration (TOML): read and checked whole, as `szero run` and `szero train`
     /// read it; its `[gate]` table holds the settings. Defaults otherwise.
     #[arg(long)]
@@ -84,8 +90,15 @@ pub fn run(args: GateArgs) -> Result<ExitCode> {
         ));
     };
     let stop = AtomicBool::new(false);
-    let decision = match &args.run {
-        Some(run) => run_gate_with(run, &args.candidate, args.best.as_deref(), &cfg, &stop, &mut progress)?,
+    let run = match &args.run {
+        Some(address) => Some(crate::cmd::run::open_run("szero gate", address, args.mirror.as_deref())?),
+        None => None,
+    };
+    let decision = match &run {
+        Some(run) => {
+            let candidate = candidate_file(run, &args.candidate)?;
+            run_gate_with(run, &candidate, args.best.as_deref(), &cfg, &stop, &mut progress)?
+        }
         None => {
             let best = args.best.as_deref().context("without --run, --best is required")?;
             test_candidate(&args.candidate, Some(best), &cfg, &stop, None, &mut progress)?
@@ -100,4 +113,14 @@ pub fn run(args: GateArgs) -> Result<ExitCode> {
         if decision.promoted { " (promoted to best)" } else { "" }
     );
     Ok(if decision.passed { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+/// The candidate as a file: the path given, or a name in the run (fetched into the mirror
+/// of an S3 run). A path that is neither is passed on, to be named by the error.
+fn candidate_file(run: &Run, given: &Path) -> Result<PathBuf> {
+    if given.exists() || given.is_absolute() {
+        return Ok(given.to_path_buf());
+    }
+    let inside = run.layout().root().join(given);
+    Ok(if run.fetch(&inside)? { inside } else { given.to_path_buf() })
 }

@@ -24,10 +24,13 @@ pub struct SelfplayArgs {
     /// Number of games.
     #[arg(long, default_value_t = 64)]
     games: usize,
-    /// Run directory to add the games to: shards go to `RUN/shards`, where `szero train
-    /// --run RUN` and `szero run` read them.
+    /// The run to add the games to (a directory or `s3://bucket/prefix`): shards go to its
+    /// `shards/`, where `szero train --run RUN` and `szero run` read them.
     #[arg(long, required_unless_present = "out", conflicts_with = "out")]
-    run: Option<PathBuf>,
+    run: Option<runstore::RunAddress>,
+    /// Local directory of an S3 run (default: under ~/.cache/szero/mirrors).
+    #[arg(long, requires = "run")]
+    mirror: Option<PathBuf>,
     /// Or any directory for the shards (and PGN) themselves.
     #[arg(long)]
     out: Option<PathBuf>,
@@ -49,13 +52,29 @@ pub fn run(args: SelfplayArgs) -> Result<ExitCode> {
     };
     let (net, history) = crate::startup::load_or_fresh(&cfg, args.model.as_deref(), args.seed)?;
     let evaluator = crate::startup::make_evaluator(&cfg, net, history)?;
-    let out = match (&args.run, &args.out) {
-        (Some(run), _) => runstore::RunLayout::new(run).shards(),
+    let run = match &args.run {
+        Some(address) => Some(crate::cmd::run::open_run("szero selfplay", address, args.mirror.as_deref())?),
+        None => None,
+    };
+    let out = match (&run, &args.out) {
+        (Some(run), _) => {
+            // Shards an interrupted earlier call wrote but did not publish.
+            run.push(&run.layout().shards())?;
+            run.layout().shards()
+        }
         (None, Some(out)) => out.clone(),
-        (None, None) => anyhow::bail!("give --run RUN_DIR (shards go to RUN_DIR/shards) or --out DIR"),
+        (None, None) => anyhow::bail!("give --run RUN (shards go to RUN/shards) or --out DIR"),
+    };
+    // Names are unique per process on one machine; an S3 run's writers may be on many.
+    let prefix = match &run {
+        Some(run) if run.is_mirrored() => format!("gen{:04}-{}", args.generation, runstore::temp::host_name()),
+        _ => format!("gen{:04}", args.generation),
     };
     let mut writer =
-        ShardWriter::new(&out, &format!("gen{:04}", args.generation), cfg.selfplay.games_per_shard, args.pgn)?;
+        ShardWriter::new(&out, &prefix, cfg.selfplay.games_per_shard, args.pgn)?.on_written(|path| match &run {
+            Some(run) => run.publish(path).map_err(std::io::Error::other),
+            None => Ok(()),
+        });
     let bar = ProgressBar::new(args.games as u64);
     bar.set_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} games {elapsed} | {msg}").expect("valid template"),

@@ -22,9 +22,14 @@ pub struct TrainArgs {
     /// built-in defaults.
     #[arg(long)]
     config: Option<PathBuf>,
-    /// Run directory (reads `shards/`, writes `trainer/`, `candidates/`, `tensorboard/train/`).
+    /// The run, a directory or `s3://bucket/prefix` (reads `shards/`, writes `trainer/`,
+    /// `candidates/`, `tensorboard/train/`; an S3 run's checkpoint is committed to the
+    /// store, and a trainer with an empty mirror resumes from it).
     #[arg(long)]
-    run: PathBuf,
+    run: runstore::RunAddress,
+    /// Local directory of an S3 run (default: under ~/.cache/szero/mirrors).
+    #[arg(long)]
+    mirror: Option<PathBuf>,
     /// Optimiser steps to train. Default: until the train/data ratio allows no more.
     #[arg(long)]
     steps: Option<u64>,
@@ -67,24 +72,31 @@ fn describe(m: &Metrics) -> String {
 }
 
 pub fn run(args: TrainArgs) -> Result<ExitCode> {
-    let run = runstore::RunLayout::new(&args.run);
+    let store = crate::cmd::run::open_run("szero train", &args.run, args.mirror.as_deref())?;
+    let run = store.layout();
+    let root = run.root().to_path_buf();
     let default_config = run.config();
+    store.fetch(&default_config)?;
     let config = args.config.clone().or_else(|| default_config.exists().then_some(default_config));
     let RunConfig { train: cfg, network, .. } = match &config {
         Some(path) => RunConfig::load(path)?,
         None => RunConfig::default(),
     };
     let shards = run.shards();
-    let here = selfplay::shard::list(&args.run).unwrap_or_default();
+    store.pull(&shards)?;
+    let here = selfplay::shard::list(&root).unwrap_or_default();
     if !here.is_empty() && selfplay::shard::list(&shards).unwrap_or_default().is_empty() {
         bail!(
             "{} holds {} shard(s) itself, but szero train reads a run's shards from {}: \
              move them there (or write them with `szero selfplay --run {}`)",
-            args.run.display(),
+            root.display(),
             here.len(),
             shards.display(),
-            args.run.display()
+            args.run
         );
+    }
+    if let Some(step) = crate::pipeline::restore_checkpoint(&store)? {
+        eprintln!("szero train: resuming from the store's checkpoint of step {step}");
     }
     if args.resume && trainer::checkpoint::latest(&run.trainer())?.is_none() {
         bail!("--resume: no trainer checkpoint in {}", run.trainer().display());
@@ -101,12 +113,12 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
     };
     let warn_bar = bar.clone();
     let mut trainer = Trainer::open_with(
-        &args.run,
+        &root,
         &cfg,
         &network.net_config(),
         Box::new(move |w| say(&warn_bar, &format!("warning: {w}"))),
     )
-    .with_context(|| format!("opening the trainer of {}", args.run.display()))?;
+    .with_context(|| format!("opening the trainer of {}", args.run))?;
     say(
         &bar,
         &format!(
@@ -136,6 +148,7 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
             StopReason::NeedData { .. } if args.wait && remaining > 0 => {
                 bar.set_message("waiting for new shards");
                 std::thread::sleep(Duration::from_secs(args.poll_secs.max(1)));
+                store.pull(&shards)?;
                 trainer.refresh()?;
             }
             reason => break reason,
@@ -147,6 +160,9 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
     if trained > 0 && last_candidate.as_ref() != Some(&run.candidate(trainer.step())) {
         last_candidate = Some(trainer.write_candidate()?);
     }
+    // Into an S3 run's store: the candidates, then the checkpoint they came from.
+    store.push(&run.candidates())?;
+    crate::pipeline::upload_checkpoint(&store, cfg.keep_checkpoints)?;
     let why = match reason {
         StopReason::Done => "requested steps done".to_string(),
         StopReason::Stopped => "stopped".to_string(),
