@@ -423,10 +423,7 @@ fn gate_stage(cfg: &RunConfig, store: &Run, status: &Status, stop: &AtomicBool) 
             sleep_unless(stop, Duration::from_secs(2));
             continue;
         };
-        let pgn = cfg.gate.save_pgn.then(|| {
-            let stem = candidate.file_stem().map_or("candidate".into(), |s| s.to_string_lossy().into_owned());
-            run.gate_pgn(&stem)
-        });
+        let pgn = cfg.gate.save_pgn.then(|| run.gate_pgn(&eval::gate::candidate_stem(&candidate)));
         let best = run.best();
         let mut decision = test_candidate(&candidate, Some(&best), &cfg.gate, stop, pgn, &mut |_| {})?;
         if decision.aborted {

@@ -130,10 +130,7 @@ pub fn run_gate_with(
         Some(best) => Some(best.to_path_buf()),
         None => current_best(run)?,
     };
-    let pgn = cfg.save_pgn.then(|| {
-        let stem = candidate.file_stem().map_or("candidate".into(), |s| s.to_string_lossy().into_owned());
-        layout.gate_pgn(&format!("{}-{stem}", unix_now()))
-    });
+    let pgn = cfg.save_pgn.then(|| layout.gate_pgn(&format!("{}-{}", unix_now(), candidate_stem(candidate))));
     let mut decision = test_candidate(candidate, best.as_deref(), cfg, stop, pgn, progress)?;
     commit_decision(run, &mut decision)?;
     if let Some(pgn) = decision.pgn.as_ref().filter(|p| p.exists()) {
@@ -200,7 +197,7 @@ fn same_decision(a: &GateDecision, b: &GateDecision) -> bool {
 
 /// Writes the store's record of a decision (`gate/decisions/`, once).
 fn record_decision(run: &Run, decision: &GateDecision) -> Result<(), GateError> {
-    let stem = decision.candidate.file_stem().map_or("candidate".into(), |s| s.to_string_lossy().into_owned());
+    let stem = candidate_stem(&decision.candidate);
     let json = serde_json::to_vec(decision).expect("a decision serialises");
     run.create_if_absent(&run.layout().decision(decision.time_unix, &stem), &json)?;
     Ok(())
@@ -211,13 +208,7 @@ fn read_decisions(run: &Run) -> Result<Vec<GateDecision>, GateError> {
     let layout = run.layout();
     run.pull(&layout.decisions())?;
     let paths = layout.list_decisions().map_err(|error| GateError::Io { path: layout.decisions(), error })?;
-    paths
-        .into_iter()
-        .map(|path| {
-            let text = std::fs::read(&path).map_err(|error| GateError::Io { path: path.clone(), error })?;
-            serde_json::from_slice(&text).map_err(|e| GateError::Log { path, line: 1, reason: e.to_string() })
-        })
-        .collect()
+    paths.iter().map(|path| read_decision(path)).collect()
 }
 
 /// Brings a mirrored run's gate log and the store's decision records together: the
@@ -253,18 +244,22 @@ fn read_claims(run: &Run) -> Result<Vec<(u32, GateDecision)>, GateError> {
     let layout = run.layout();
     run.pull(&layout.promotions())?;
     let claims = layout.list_promotions().map_err(|error| GateError::Io { path: layout.promotions(), error })?;
-    claims
-        .into_iter()
-        .map(|(generation, path)| {
-            let text = std::fs::read(&path).map_err(|error| GateError::Io { path: path.clone(), error })?;
-            let claim = serde_json::from_slice(&text).map_err(|e| GateError::Log {
-                path: path.clone(),
-                line: 1,
-                reason: e.to_string(),
-            })?;
-            Ok((generation, claim))
-        })
-        .collect()
+    claims.into_iter().map(|(generation, path)| Ok((generation, read_decision(&path)?))).collect()
+}
+
+/// One decision stored as a file of its own (a claim or a decision record).
+fn read_decision(path: &Path) -> Result<GateDecision, GateError> {
+    let text = std::fs::read(path).map_err(|error| GateError::Io { path: path.to_path_buf(), error })?;
+    serde_json::from_slice(&text).map_err(|e| GateError::Log {
+        path: path.to_path_buf(),
+        line: 1,
+        reason: e.to_string(),
+    })
+}
+
+/// A candidate's file stem, as gate PGN and decision records name it.
+pub fn candidate_stem(candidate: &Path) -> String {
+    candidate.file_stem().map_or("candidate".into(), |s| s.to_string_lossy().into_owned())
 }
 
 /// The file of a promoted network in this process's directory of the run: its name in
