@@ -220,7 +220,7 @@ mod tests {
             ("[selfplay]\ngames_per_shard = 0", &["games_per_shard", "at least 1"]),
             ("[selfplay]\ngames_per_thread = 0", &["games_per_thread", "at least 1"]),
             ("[selfplay]\nmax_plies = 0", &["max_plies", "at least 1"]),
-            ("[selfplay]\nvariant = \"crazyhouse\"", &["variant", "seirawan or chess"]),
+            ("[selfplay]\nvariant = \"crazyhouse\"", &["variant", "seirawan-forced"]),
             ("[selfplay]\nmax_length_result = \"coin\"", &["max_length_result", "unknown variant"]),
             ("[selfplay.search]\ngumbel_actions = 0", &["gumbel_actions", "at least 1"]),
             ("[selfplay.search]\nc_puct = -1.0", &["selfplay.search.c_puct must be a finite number >= 0, got -1"]),

@@ -152,8 +152,27 @@ pub fn index_of(m: Move, turn: Color) -> Option<usize> {
             t.promotion[(rel(from).index() * 64 + rel(to).index()) * 6 + promotion_slot(role)?]
         }
         Move::Castle { gate, .. } => t.castle[castle_slot(m.castle_side()?, gate)],
+        // Format 1 has no entries for placements; see `supports_variant`.
+        Move::Place { .. } => return None,
     };
     (i != NONE).then_some(i as usize)
+}
+
+/// Can a network of this policy format play `variant`? Every move of `seirawan`, `chess`
+/// and `seirawan-forced` has an index (forced entries are gating moves); placements
+/// (`seirawan-placement`'s `E@d`) have none in format 1, nor input planes for assignments.
+pub fn supports_variant(variant: schess::Variant) -> bool {
+    variant != schess::Variant::Placement
+}
+
+/// Why a network cannot play `variant`, for error messages; `None` if it can.
+pub fn unsupported_variant(variant: schess::Variant) -> Option<String> {
+    (!supports_variant(variant)).then(|| {
+        format!(
+            "variant {variant} is not supported by networks (policy format {POLICY_FORMAT_VERSION} has no placement moves and no \
+             assignment planes); its rules work with the builtin and UCI players (szero match)"
+        )
+    })
 }
 
 /// The move shape behind an index.

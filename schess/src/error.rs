@@ -40,12 +40,15 @@ pub enum FenError {
     OppositeCheck(Color),
     /// Orthodox chess (`chess` variant) has no hands.
     HandInChess,
+    /// A `seirawan-placement` file assignment (`[E@d...]`) is impossible.
+    Placement(String),
 }
 
 impl fmt::Display for FenError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             FenError::Empty => write!(f, "invalid FEN: empty string"),
+            FenError::Placement(s) => write!(f, "invalid FEN placement: {s}"),
             FenError::MissingField(what) => write!(f, "invalid FEN: missing {what} field"),
             FenError::ExtraField(s) => write!(f, "invalid FEN: unexpected extra field {s:?}"),
             FenError::Board(s) => write!(f, "invalid FEN board: {s}"),

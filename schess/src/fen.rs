@@ -41,6 +41,11 @@ impl Position {
         if variant == Variant::Chess && pos.hands.iter().any(|h| !h.is_empty()) {
             return Err(FenError::HandInChess);
         }
+        if variant != Variant::Placement && pos.assigned.iter().flatten().any(Option::is_some) {
+            return Err(FenError::Placement(format!(
+                "file assignments ('E@d') exist only in seirawan-placement, not {variant}"
+            )));
+        }
 
         for color in Color::ALL {
             match pos.pieces(color, Role::King).count() {
@@ -61,6 +66,7 @@ impl Position {
             None => return Err(FenError::MissingField("side to move")),
         };
         parse_castling(&mut pos, fields.next().ok_or(FenError::MissingField("castling"))?)?;
+        settle_entry_rights(&mut pos)?;
         parse_ep(&mut pos, fields.next().ok_or(FenError::MissingField("en passant"))?)?;
         if let Some(s) = fields.next() {
             pos.halfmove = s.parse().map_err(|_| FenError::Clock(s.to_string()))?;
@@ -106,11 +112,15 @@ impl Position {
                 s.push('/');
             }
         }
-        if self.variant == Variant::Seirawan {
+        if self.variant.has_hands() {
             s.push('[');
             for color in Color::ALL {
                 for p in self.hands[color.index()].iter() {
                     s.push(Piece { color, role: p.role() }.char());
+                    if let Some(f) = self.assigned_file(color, p) {
+                        s.push('@');
+                        s.push(f.char());
+                    }
                 }
             }
             s.push(']');
@@ -210,7 +220,8 @@ fn parse_board(pos: &mut Position, board: &str) -> Result<(), FenError> {
 
 fn parse_hand(pos: &mut Position, hand: &str) -> Result<(), FenError> {
     let mut counts = [[0usize; 2]; 2];
-    for c in hand.chars() {
+    let mut chars = hand.chars().peekable();
+    while let Some(c) = chars.next() {
         let piece = Piece::from_char(c).ok_or_else(|| FenError::Hand(format!("unknown piece {c:?}")))?;
         let hp = HandPiece::from_role(piece.role)
             .ok_or_else(|| FenError::Hand(format!("{c:?} cannot be held in hand (only elephants and hawks can)")))?;
@@ -223,6 +234,60 @@ fn parse_hand(pos: &mut Position, hand: &str) -> Result<(), FenError> {
         }
         let h = &mut pos.hands[piece.color.index()];
         *h = h.with(hp);
+        if chars.peek() == Some(&'@') {
+            chars.next();
+            let f = chars
+                .next()
+                .and_then(File::from_char)
+                .ok_or_else(|| FenError::Hand(format!("'{c}@' must be followed by a file letter a-h")))?;
+            pos.assigned[piece.color.index()][hp.index()] = Some(f);
+        }
+    }
+    Ok(())
+}
+
+/// Applies the entry rule of the variant to the gating rights just read, and checks the
+/// placement assignments: `Forced` keeps rights only on squares of bishops, knights and
+/// queens (only they bring pieces in); `Placement` needs every assigned piece's home square
+/// to keep its right, and narrows a side that has placed both pieces to those squares.
+fn settle_entry_rights(pos: &mut Position) -> Result<(), FenError> {
+    match pos.variant {
+        Variant::Seirawan | Variant::Chess => {}
+        Variant::Forced => {
+            pos.gating &= pos.by_role(Role::Bishop) | pos.by_role(Role::Knight) | pos.by_role(Role::Queen);
+        }
+        Variant::Placement => {
+            for color in Color::ALL {
+                let [e, h] = pos.assigned[color.index()];
+                if let (Some(e), Some(h)) = (e, h) {
+                    if e == h {
+                        return Err(FenError::Placement(format!(
+                            "{color}'s elephant and hawk are both assigned to the {}-file",
+                            e.char()
+                        )));
+                    }
+                    if crate::movegen::forbidden_pair(e, Some(h)) {
+                        return Err(FenError::Placement(format!(
+                            "{color} may not assign one piece to the king's file and the other to a rook's file ({}, {})",
+                            e.char(),
+                            h.char()
+                        )));
+                    }
+                }
+                let assigned = pos.assigned_squares(color);
+                if let Some(sq) = (assigned & !pos.gating).first() {
+                    return Err(FenError::Placement(format!(
+                        "{color}'s piece is assigned to {sq}, which has no entry right in the castling/gating field"
+                    )));
+                }
+                if pos.unplaced(color).is_empty() {
+                    pos.gating &= !Bitboard::rank(color.back_rank()) | assigned;
+                }
+            }
+            if !pos.unplaced(pos.turn).is_empty() && pos.is_check() {
+                return Err(FenError::Placement(format!("{} must place a hand piece but is in check", pos.turn)));
+            }
+        }
     }
     Ok(())
 }

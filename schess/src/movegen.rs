@@ -12,8 +12,8 @@
 use crate::attacks::{between, bishop_attacks, king_attacks, knight_attacks, line, pawn_attacks, rook_attacks};
 use crate::bitboard::Bitboard;
 use crate::mv::{CastleGate, CastleSide, Move};
-use crate::position::{Hand, Position};
-use crate::types::{Color, Rank, Role, Square};
+use crate::position::{Hand, Position, Variant};
+use crate::types::{Color, File, HandPiece, Rank, Role, Square};
 use arrayvec::ArrayVec;
 
 /// Upper bound on the number of legal moves in a position, with room to spare (orthodox
@@ -31,19 +31,60 @@ pub(crate) trait Sink {
     fn pawn(&mut self, from: Square, targets: Bitboard);
     fn en_passant(&mut self, from: Square, to: Square);
     fn castle(&mut self, king: Square, rook: Square);
+    /// `Placement`: assigning `piece` to the home square `on`.
+    fn place(&mut self, piece: HandPiece, on: Square);
 }
 
 const PROMOTION_RANKS: Bitboard = Bitboard(0xff00_0000_0000_00ff);
+
+/// Which moves may or must bring in a hand piece, for the side to move.
+#[derive(Clone, Copy)]
+struct Entry {
+    /// Squares a move from which may (or, when `forced`, must) gate.
+    gates: Bitboard,
+    hand: Hand,
+    /// Entry is compulsory and the piece fixed per file (`Placement`, `Forced`): the move
+    /// from a square of `gates` exists only with `piece_on[file]` gated.
+    forced: bool,
+    piece_on: [Option<HandPiece>; 8],
+}
+
+impl Entry {
+    #[inline]
+    fn forced_piece(&self, sq: Square) -> Option<HandPiece> {
+        if self.gates.contains(sq) {
+            self.piece_on[sq.file().index()]
+        } else {
+            None
+        }
+    }
+}
 
 struct ListSink<'a> {
     list: &'a mut MoveList,
     gates: Bitboard,
     hand: Hand,
+    entry: Entry,
+}
+
+impl<'a> ListSink<'a> {
+    fn new(list: &'a mut MoveList, entry: Entry) -> ListSink<'a> {
+        // The optional-gate path keeps its own two fields, so Seirawan's hot loop is as before.
+        let (gates, hand) = if entry.forced { (Bitboard::EMPTY, Hand::EMPTY) } else { (entry.gates, entry.hand) };
+        ListSink { list, gates, hand, entry }
+    }
 }
 
 impl Sink for ListSink<'_> {
     #[inline]
     fn piece(&mut self, from: Square, targets: Bitboard) {
+        if self.entry.forced {
+            let gate = self.entry.forced_piece(from);
+            for to in targets {
+                self.list.push(Move::Normal { from, to, gate });
+            }
+            return;
+        }
         let gating = self.gates.contains(from);
         for to in targets {
             self.list.push(Move::Normal { from, to, gate: None });
@@ -72,6 +113,17 @@ impl Sink for ListSink<'_> {
     }
     #[inline]
     fn castle(&mut self, king: Square, rook: Square) {
+        if self.entry.forced {
+            // Placement forbids pieces on both the king's and a rook's file, so at most one
+            // of the two enters.
+            let gate = match (self.entry.forced_piece(king), self.entry.forced_piece(rook)) {
+                (Some(p), _) => Some((p, CastleGate::King)),
+                (None, Some(p)) => Some((p, CastleGate::Rook)),
+                (None, None) => None,
+            };
+            self.list.push(Move::Castle { king, rook, gate });
+            return;
+        }
         self.list.push(Move::Castle { king, rook, gate: None });
         for p in self.hand.iter() {
             if self.gates.contains(king) {
@@ -81,6 +133,10 @@ impl Sink for ListSink<'_> {
                 self.list.push(Move::Castle { king, rook, gate: Some((p, CastleGate::Rook)) });
             }
         }
+    }
+    #[inline]
+    fn place(&mut self, piece: HandPiece, on: Square) {
+        self.list.push(Move::Place { piece, on });
     }
 }
 
@@ -109,6 +165,10 @@ impl Sink for CountSink {
     fn castle(&mut self, king: Square, rook: Square) {
         let squares = u64::from(self.gates.contains(king)) + u64::from(self.gates.contains(rook));
         self.count += 1 + squares * self.hand_count;
+    }
+    #[inline]
+    fn place(&mut self, _piece: HandPiece, _on: Square) {
+        self.count += 1;
     }
 }
 
@@ -139,11 +199,20 @@ impl<S: Sink> Sink for FromSink<'_, S> {
             self.inner.castle(king, rook)
         }
     }
+    fn place(&mut self, piece: HandPiece, on: Square) {
+        if on == self.from {
+            self.inner.place(piece, on)
+        }
+    }
 }
 
 impl Position {
     /// Runs legal move generation into `sink`.
     pub(crate) fn generate<S: Sink>(&self, sink: &mut S) {
+        if self.variant == Variant::Placement && !self.unplaced(self.turn).is_empty() {
+            self.generate_placements(sink);
+            return;
+        }
         let us = self.turn;
         let them = us.flip();
         let ours = self.by_color(us);
@@ -257,31 +326,81 @@ impl Position {
         }
     }
 
-    fn gate_info(&self) -> (Bitboard, Hand) {
-        (self.gating_rights(self.turn), self.hand(self.turn))
+    /// `Placement`, while the side to move still has unplaced hand pieces: its only moves
+    /// assign one of them to a back-rank file whose home square keeps its entry right and
+    /// has no piece assigned yet, never one piece to the king's file and the other to a
+    /// rook's file (castling would bring in both).
+    fn generate_placements<S: Sink>(&self, sink: &mut S) {
+        let us = self.turn;
+        let rank = us.back_rank();
+        let other = |p: HandPiece| {
+            let q = if p == HandPiece::Elephant { HandPiece::Hawk } else { HandPiece::Elephant };
+            self.assigned_file(us, q)
+        };
+        for piece in self.unplaced(us).iter() {
+            let taken = other(piece);
+            for sq in self.gating_rights(us) {
+                let file = sq.file();
+                if Some(file) == taken || forbidden_pair(file, taken) {
+                    continue;
+                }
+                debug_assert_eq!(sq.rank(), rank);
+                sink.place(piece, sq);
+            }
+        }
+    }
+
+    /// The entry rule for the side to move.
+    fn entry(&self) -> Entry {
+        let us = self.turn;
+        let hand = self.hand(us);
+        let gates = self.gating_rights(us);
+        let mut piece_on = [None; 8];
+        match self.variant {
+            Variant::Seirawan | Variant::Chess => Entry { gates, hand, forced: false, piece_on },
+            Variant::Placement => {
+                for p in hand.iter() {
+                    if let Some(f) = self.assigned_file(us, p) {
+                        piece_on[f.index()] = Some(p);
+                    }
+                }
+                Entry { gates: gates & self.assigned_squares(us), hand, forced: true, piece_on }
+            }
+            Variant::Forced => {
+                // The Hawk first, then the Elephant; only bishops, knights and the queen
+                // bring them in.
+                let next = if hand.contains(HandPiece::Hawk) { Some(HandPiece::Hawk) } else { hand.iter().next() };
+                piece_on = [next; 8];
+                let carriers =
+                    self.pieces(us, Role::Bishop) | self.pieces(us, Role::Knight) | self.pieces(us, Role::Queen);
+                Entry { gates: gates & carriers, hand, forced: true, piece_on }
+            }
+        }
     }
 
     /// All legal moves.
     pub fn legal_moves(&self) -> MoveList {
         let mut list = MoveList::new();
-        let (gates, hand) = self.gate_info();
-        self.generate(&mut ListSink { list: &mut list, gates, hand });
+        self.generate(&mut ListSink::new(&mut list, self.entry()));
         list
     }
 
-    /// Legal moves whose origin is `from` (the king's square for castling).
+    /// Legal moves whose origin is `from` (the king's square for castling, the home square
+    /// for a placement).
     pub fn legal_moves_from(&self, from: Square) -> MoveList {
         let mut list = MoveList::new();
-        let (gates, hand) = self.gate_info();
-        let mut inner = ListSink { list: &mut list, gates, hand };
+        let mut inner = ListSink::new(&mut list, self.entry());
         self.generate(&mut FromSink { from, inner: &mut inner });
         list
     }
 
     /// Number of legal moves, without building them.
     pub fn count_legal_moves(&self) -> u64 {
-        let (gates, hand) = self.gate_info();
-        let mut sink = CountSink { count: 0, gates, hand_count: u64::from(hand.count()) };
+        let entry = self.entry();
+        // A compulsory entry replaces the plain move instead of adding to it.
+        let (gates, hand_count) =
+            if entry.forced { (Bitboard::EMPTY, 0) } else { (entry.gates, u64::from(entry.hand.count())) };
+        let mut sink = CountSink { count: 0, gates, hand_count };
         self.generate(&mut sink);
         sink.count
     }
@@ -342,6 +461,16 @@ impl Position {
             .collect();
         out.sort_by_key(|(m, _)| m.to_uci());
         out
+    }
+}
+
+/// `Placement`: may a piece go to `file` when the other hand piece is on `taken`? Not one
+/// on the king's file (e) and the other on a rook's file (a, h).
+pub(crate) fn forbidden_pair(file: File, taken: Option<File>) -> bool {
+    let rook = |f: File| f == File::A || f == File::H;
+    match taken {
+        Some(t) => (file == File::E && rook(t)) || (t == File::E && rook(file)),
+        None => false,
     }
 }
 

@@ -57,6 +57,10 @@ pub enum Move {
     EnPassant { from: Square, to: Square },
     /// Castling, encoded by the king's and the rook's origin squares.
     Castle { king: Square, rook: Square, gate: Option<(HandPiece, CastleGate)> },
+    /// `seirawan-placement` only: assigns a hand piece to the file of `on`, the mover's
+    /// home square on that file, where it will enter. Nothing moves on the board. UCI and
+    /// SAN: `E@d` (the piece letter is upper case for both colours, as in drops).
+    Place { piece: HandPiece, on: Square },
 }
 
 impl Move {
@@ -66,14 +70,17 @@ impl Move {
         match self {
             Move::Normal { from, .. } | Move::Promotion { from, .. } | Move::EnPassant { from, .. } => from,
             Move::Castle { king, .. } => king,
+            Move::Place { on, .. } => on,
         }
     }
 
-    /// Destination square (the king's destination for castling).
+    /// Destination square (the king's destination for castling; the home square for a
+    /// placement).
     #[inline]
     pub fn to(self) -> Square {
         match self {
             Move::Normal { to, .. } | Move::Promotion { to, .. } | Move::EnPassant { to, .. } => to,
+            Move::Place { on, .. } => on,
             Move::Castle { king, rook, .. } => castle_side(king, rook).king_to(color_of_back_rank(king)),
         }
     }
@@ -104,6 +111,11 @@ impl Move {
 
     pub fn is_castle(self) -> bool {
         matches!(self, Move::Castle { .. })
+    }
+
+    /// Is this a placement (`E@d`), which moves nothing on the board?
+    pub fn is_placement(self) -> bool {
+        matches!(self, Move::Place { .. })
     }
 
     /// The same move without its gate.
@@ -161,6 +173,7 @@ impl fmt::Display for Move {
             }
             Move::Promotion { from, to, role } => write!(f, "{from}{to}{}", role.lower_char()),
             Move::EnPassant { from, to } => write!(f, "{from}{to}"),
+            Move::Place { piece, on } => write!(f, "{}@{}", piece.role().upper_char(), on.file().char()),
             Move::Castle { king, rook, gate } => match gate {
                 // Gate on the rook square: Fairy-Stockfish names the rook square first and
                 // the king's origin second.

@@ -18,8 +18,15 @@ use crate::types::{File, HandPiece, Rank, Role, Square};
 impl Position {
     /// Reads a move in Fairy-Stockfish's UCI form (`g1f3`, `b1c3e`, `e1g1`, `h1e1h`,
     /// `a7a8e`); the piece suffix may be upper case. The move must be legal here.
+    ///
+    /// `seirawan-placement` adds placements, `E@d` (also `e@d` and `E@d1`/`E@d8` naming the
+    /// mover's home square). In the variants where entry is compulsory a move may also be
+    /// written without its entry suffix (`b1c3` for `b1c3h`), since only one form is legal.
     pub fn parse_uci(&self, s: &str) -> Result<Move, UciError> {
         let syntax = || UciError::Syntax(s.to_string());
+        if let Some(m) = self.parse_placement(s) {
+            return m.ok_or_else(|| UciError::Illegal { uci: s.to_string(), fen: self.fen() });
+        }
         if !s.is_ascii() || !(4..=5).contains(&s.len()) {
             return Err(syntax());
         }
@@ -29,10 +36,39 @@ impl Position {
             return Err(syntax());
         }
         let wanted = s.to_ascii_lowercase();
-        self.legal_moves_from(from)
-            .into_iter()
+        let moves = self.legal_moves_from(from);
+        let bare = |m: &Move| self.variant().entry_is_forced() && m.without_gate().to_uci() == wanted;
+        moves
+            .iter()
             .find(|m| m.to_uci() == wanted)
+            .or_else(|| moves.iter().find(|m| bare(m)))
+            .copied()
             .ok_or_else(|| UciError::Illegal { uci: s.to_string(), fen: self.fen() })
+    }
+
+    /// Reads `E@d` / `E@d1`: `None` if `s` is not written as a placement, `Some(None)` if it
+    /// is one but not legal here.
+    fn parse_placement(&self, s: &str) -> Option<Option<Move>> {
+        let (piece, target) = s.split_once('@')?;
+        let mut pc = piece.chars();
+        let piece = HandPiece::from_char(pc.next()?.to_ascii_uppercase())?;
+        if pc.next().is_some() {
+            return None;
+        }
+        let file = match target.len() {
+            1 => File::from_char(target.chars().next()?)?,
+            2 => {
+                let sq = Square::parse(target)?;
+                if sq.rank() != self.turn().back_rank() {
+                    return Some(None);
+                }
+                sq.file()
+            }
+            _ => return None,
+        };
+        let on = Square::from_coords(file, self.turn().back_rank());
+        let m = Move::Place { piece, on };
+        Some(self.legal_moves_from(on).contains(&m).then_some(m))
     }
 
     /// SAN of a legal move (behaviour for an illegal move is unspecified but never panics).
@@ -76,6 +112,7 @@ impl Position {
     fn san_body(&self, m: Move, disambiguate: bool) -> String {
         let mut s = String::with_capacity(12);
         match m {
+            Move::Place { .. } => s.push_str(&m.to_uci()),
             Move::Castle { .. } => {
                 s.push_str(match m.castle_side() {
                     Some(CastleSide::King) => "O-O",
@@ -149,6 +186,12 @@ impl Position {
         if s.is_empty() || !s.is_ascii() {
             return Err(syntax());
         }
+        if let Some(m) = self.parse_placement(s) {
+            return m.ok_or_else(|| SanError::Illegal { san: san.to_string(), fen: self.fen() });
+        }
+        // Where entry is compulsory, a move written without its entry means the one legal
+        // form of it.
+        let any_gate = self.variant().entry_is_forced() && !s.contains('/');
         let (body, gate) = match s.rfind('/') {
             Some(i) => (&s[..i], Some(parse_gate(&s[i + 1..]).ok_or_else(syntax)?)),
             None => (s, None),
@@ -159,6 +202,7 @@ impl Position {
                 .filter(|m| m.castle_side() == Some(side))
                 .filter(|m| match (gate, m.gate()) {
                     (None, None) => true,
+                    (None, Some(_)) => any_gate,
                     (Some((p, sq)), Some((mp, msq))) => p == mp && sq.is_none_or(|sq| sq == msq),
                     _ => false,
                 })
@@ -172,7 +216,10 @@ impl Position {
             self.legal_moves()
                 .into_iter()
                 .filter(|m| !m.is_castle())
-                .filter(|m| m.to() == spec.to && m.gate_piece() == gate && m.promotion() == spec.promotion)
+                .filter(|m| {
+                    m.to() == spec.to && (m.gate_piece() == gate || any_gate) && m.promotion() == spec.promotion
+                })
+                .filter(|m| !m.is_placement())
                 .filter(|m| self.role_at(m.from()) == Some(spec.role))
                 .filter(|m| spec.file.is_none_or(|f| m.from().file() == f))
                 .filter(|m| spec.rank.is_none_or(|r| m.from().rank() == r))

@@ -47,8 +47,8 @@ pub fn write_game(game: &Game, tags: &[(&str, String)], result: Option<GameResul
         }
     }
     let start = game.start();
-    if !has("Variant") && start.variant() == Variant::Seirawan {
-        tag(&mut s, "Variant", "Seirawan");
+    if !has("Variant") && start.variant() != Variant::Chess {
+        tag(&mut s, "Variant", start.variant().pgn_name());
     }
     let start_fen = start.fen();
     if start_fen != start.variant().start_fen() {

@@ -3,16 +3,26 @@
 use crate::attacks::{bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks};
 use crate::bitboard::Bitboard;
 use crate::mv::{CastleGate, Move};
-use crate::types::{Color, HandPiece, Piece, Role, Square};
+use crate::types::{Color, File, HandPiece, Piece, Role, Square};
 use crate::zobrist;
 
 /// Rule set. `Seirawan` is S-Chess as Fairy-Stockfish's `seirawan` variant; `Chess` is the
 /// same engine with empty hands (orthodox chess), the control for gating experiments.
+/// `Placement` and `Forced` are M. Winther's two alternative entry rules (2007), which no
+/// other engine plays; every choice the seed texts leave open is stated in
+/// `CONVENTIONS.md` ("Alternative entry rules").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub enum Variant {
     #[default]
     Seirawan,
     Chess,
+    /// "Pioneer" entry: each side first assigns each hand piece to a back-rank file (one
+    /// move per piece, `E@d`); the piece then enters by itself when the piece on that
+    /// file's home square first moves away, and is lost if that piece is captured there.
+    Placement,
+    /// Forced entry: the Hawk, then the Elephant, must enter with the side's first and
+    /// second bishop, knight or queen moves from a home square.
+    Forced,
 }
 
 impl Variant {
@@ -21,15 +31,43 @@ impl Variant {
         match self {
             Variant::Seirawan => "seirawan",
             Variant::Chess => "chess",
+            Variant::Placement => "seirawan-placement",
+            Variant::Forced => "seirawan-forced",
         }
     }
+
+    /// Every variant, in the order reports list them.
+    pub const ALL: [Variant; 4] = [Variant::Seirawan, Variant::Placement, Variant::Forced, Variant::Chess];
 
     pub fn from_name(name: &str) -> Option<Variant> {
         match name.to_ascii_lowercase().as_str() {
             "seirawan" | "s-chess" | "schess" => Some(Variant::Seirawan),
             "chess" | "standard" => Some(Variant::Chess),
+            "seirawan-placement" | "placement" | "pioneer" => Some(Variant::Placement),
+            "seirawan-forced" | "forced" | "forced-entry" => Some(Variant::Forced),
             _ => None,
         }
+    }
+
+    /// The name for PGN's `[Variant "..."]` tag.
+    pub fn pgn_name(self) -> &'static str {
+        match self {
+            Variant::Seirawan => "Seirawan",
+            Variant::Chess => "Standard",
+            Variant::Placement => "Seirawan-Placement",
+            Variant::Forced => "Seirawan-Forced",
+        }
+    }
+
+    /// Do the sides start with pieces in hand?
+    pub fn has_hands(self) -> bool {
+        self != Variant::Chess
+    }
+
+    /// Is entering a hand piece compulsory (the move that vacates an entry square always
+    /// brings the piece in), rather than the mover's choice as in `seirawan`?
+    pub fn entry_is_forced(self) -> bool {
+        matches!(self, Variant::Placement | Variant::Forced)
     }
 
     /// FEN of the variant's initial position.
@@ -37,6 +75,7 @@ impl Variant {
         match self {
             Variant::Seirawan => crate::STARTING_FEN,
             Variant::Chess => "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            Variant::Placement | Variant::Forced => crate::STARTING_FEN,
         }
     }
 }
@@ -108,6 +147,10 @@ pub struct Position {
     pub(crate) fullmove: u32,
     pub(crate) key: u64,
     pub(crate) variant: Variant,
+    /// `Placement` only: the file each hand piece is assigned to, `[color][piece]`. A piece
+    /// in hand without a file still waits for its placement move; once a side has placed
+    /// both, its gating rights are only the assigned home squares.
+    pub(crate) assigned: [[Option<File>; 2]; 2],
 }
 
 impl Default for Position {
@@ -147,6 +190,7 @@ impl Position {
             fullmove: 1,
             key: 0,
             variant,
+            assigned: [[None; 2]; 2],
         }
     }
 
@@ -168,6 +212,26 @@ impl Position {
     #[inline]
     pub fn gating_rights(&self, color: Color) -> Bitboard {
         self.gating & Bitboard::rank(color.back_rank())
+    }
+    /// `Placement` only: the back-rank file `piece` of `color` is assigned to, while it is in
+    /// hand and its entry right lasts.
+    #[inline]
+    pub fn assigned_file(&self, color: Color, piece: HandPiece) -> Option<File> {
+        self.assigned[color.index()][piece.index()]
+    }
+    /// `Placement` only: hand pieces of `color` that still wait for their placement move.
+    #[inline]
+    pub fn unplaced(&self, color: Color) -> Hand {
+        if self.variant != Variant::Placement {
+            return Hand::EMPTY;
+        }
+        let mut h = self.hands[color.index()];
+        for p in HandPiece::ALL {
+            if self.assigned[color.index()][p.index()].is_some() {
+                h = h.without(p);
+            }
+        }
+        h
     }
     /// Origin squares of `color`'s rooks that may still castle.
     #[inline]
@@ -331,10 +395,57 @@ impl Position {
         if let Some(ep) = self.ep {
             k ^= zobrist::ep(ep);
         }
+        for color in Color::ALL {
+            for p in HandPiece::ALL {
+                if let Some(f) = self.assigned[color.index()][p.index()] {
+                    k ^= zobrist::assign(color, p, f);
+                }
+            }
+        }
         if self.turn == Color::Black {
             k ^= zobrist::black_to_move();
         }
         k
+    }
+
+    /// `Placement`: assigns `p` of `us` to `file` and, once `us` has placed every hand
+    /// piece, narrows its gating rights to the assigned home squares.
+    fn assign(&mut self, us: Color, p: HandPiece, file: File) {
+        self.assigned[us.index()][p.index()] = Some(file);
+        self.key ^= zobrist::assign(us, p, file);
+        if self.unplaced(us).is_empty() {
+            self.gating &= !Bitboard::rank(us.back_rank()) | self.assigned_squares(us);
+        }
+    }
+
+    /// `Placement`: home squares of `color`'s assigned pieces.
+    pub(crate) fn assigned_squares(&self, color: Color) -> Bitboard {
+        let mut b = Bitboard::EMPTY;
+        for f in self.assigned[color.index()].iter().flatten() {
+            b |= Bitboard::from_square(Square::from_coords(*f, color.back_rank()));
+        }
+        b
+    }
+
+    /// `Placement`: an assigned piece whose home square lost its entry right without the
+    /// piece entering (its occupant was captured there) is lost; an assignment of a piece
+    /// that entered is cleared.
+    fn settle_assignments(&mut self) {
+        for color in Color::ALL {
+            for p in HandPiece::ALL {
+                let Some(f) = self.assigned[color.index()][p.index()] else { continue };
+                let sq = Square::from_coords(f, color.back_rank());
+                let in_hand = self.hands[color.index()].contains(p);
+                if in_hand && self.gating.contains(sq) {
+                    continue;
+                }
+                if in_hand {
+                    self.take_from_hand(color, p);
+                }
+                self.assigned[color.index()][p.index()] = None;
+                self.key ^= zobrist::assign(color, p, f);
+            }
+        }
     }
 
     /// Plays a legal move, returning the new position. Checks legality first.
@@ -405,6 +516,11 @@ impl Position {
                 self.halfmove = 0;
                 touched = Bitboard::EMPTY;
             }
+            Move::Place { piece, on } => {
+                self.assign(us, piece, on.file());
+                self.halfmove = 0;
+                touched = Bitboard::EMPTY;
+            }
             Move::Castle { king, rook, gate } => {
                 let side = m.castle_side().expect("castle");
                 self.remove(us, Role::King, king);
@@ -423,9 +539,16 @@ impl Position {
         self.castling &= !touched;
         self.gating &= !touched;
         self.dormant_gates &= !touched;
+        if self.variant == Variant::Placement {
+            self.settle_assignments();
+        }
         if self.hands[us.index()].is_empty() {
             self.gating &= !Bitboard::rank(us.back_rank());
             self.dormant_gates &= !Bitboard::rank(us.back_rank());
+        }
+        // A capture on an assigned home square can empty the other side's hand.
+        if self.hands[them.index()].is_empty() {
+            self.gating &= !Bitboard::rank(them.back_rank());
         }
         for sq in old_castling ^ self.castling {
             self.key ^= zobrist::castle(sq);
@@ -467,6 +590,7 @@ impl Position {
             }
         }
         p.hands = [self.hands[1], self.hands[0]];
+        p.assigned = [self.assigned[1], self.assigned[0]];
         p.gating = self.gating.flip_vertical();
         p.castling = self.castling.flip_vertical();
         p.dormant_gates = self.dormant_gates.flip_vertical();

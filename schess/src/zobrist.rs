@@ -7,7 +7,7 @@
 //! Fairy-Stockfish leaves gating rights out of its key; we keep them in, as castling rights
 //! are kept in orthodox chess (see the crate docs).
 
-use crate::types::{Color, HandPiece, Role, Square};
+use crate::types::{Color, File, HandPiece, Role, Square};
 
 const fn splitmix(state: u64) -> (u64, u64) {
     let s = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -18,7 +18,8 @@ const fn splitmix(state: u64) -> (u64, u64) {
 }
 
 const PIECE_KEYS: usize = 2 * 8 * 64;
-const TOTAL: usize = PIECE_KEYS + 64 + 64 + 8 + 4 + 1;
+// Appended keys go last, so that older keys never change.
+const TOTAL: usize = PIECE_KEYS + 64 + 64 + 8 + 4 + 1 + 32;
 
 const fn keys() -> [u64; TOTAL] {
     let mut out = [0u64; TOTAL];
@@ -39,6 +40,7 @@ const GATE_BASE: usize = CASTLE_BASE + 64;
 const EP_BASE: usize = GATE_BASE + 64;
 const HAND_BASE: usize = EP_BASE + 8;
 const TURN: usize = HAND_BASE + 4;
+const ASSIGN_BASE: usize = TURN + 1;
 
 #[inline]
 pub(crate) fn piece(color: Color, role: Role, sq: Square) -> u64 {
@@ -65,4 +67,9 @@ pub(crate) fn hand(color: Color, p: HandPiece) -> u64 {
 #[inline]
 pub(crate) fn black_to_move() -> u64 {
     KEYS[TURN]
+}
+/// `Placement`: `color`'s hand piece `p` is assigned to `file`.
+#[inline]
+pub(crate) fn assign(color: Color, p: HandPiece, file: File) -> u64 {
+    KEYS[ASSIGN_BASE + (color.index() * 2 + p.index()) * 8 + file.index()]
 }

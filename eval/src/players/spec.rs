@@ -289,6 +289,14 @@ impl fmt::Display for PlayerSpec {
 }
 
 impl PlayerSpec {
+    /// The network file the player searches with, if it uses one.
+    pub fn model(&self) -> Option<&std::path::Path> {
+        match self {
+            PlayerSpec::Mcts(m) => m.model.as_deref(),
+            _ => None,
+        }
+    }
+
     /// A readable default name.
     pub fn display_name(&self) -> String {
         match self {

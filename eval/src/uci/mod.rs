@@ -369,7 +369,7 @@ impl UciEngine {
         let o = &self.out;
         o.line(&format!("id name szero {}", env!("CARGO_PKG_VERSION")));
         o.line("id author the szero authors");
-        o.line("option name UCI_Variant type combo default seirawan var seirawan var chess");
+        o.line("option name UCI_Variant type combo default seirawan var seirawan var seirawan-forced var chess");
         o.line("option name Threads type spin default 1 min 1 max 256");
         o.line("option name Hash type spin default 512 min 1 max 1048576");
         o.line("option name Move Overhead type spin default 100 min 0 max 10000");
@@ -400,13 +400,16 @@ impl UciEngine {
         };
         let result = match name.to_ascii_lowercase().as_str() {
             "uci_variant" => match Variant::from_name(value) {
+                Some(v) if !models::policy_index::supports_variant(v) => {
+                    Err(models::policy_index::unsupported_variant(v).unwrap_or_default())
+                }
                 Some(v) => {
                     self.settings.variant = v;
                     self.game = Game::new(Position::new(v));
                     self.searcher_mut().clear();
                     Ok(())
                 }
-                None => Err(format!("unsupported variant '{}' (seirawan or chess)", truncate(value))),
+                None => Err(format!("unsupported variant '{}' (seirawan, seirawan-forced or chess)", truncate(value))),
             },
             "threads" => spin(256, 1).map(|n| {
                 self.settings.threads = n as usize;
@@ -570,7 +573,7 @@ mod tests {
             [
                 format!("id name szero {version}").as_str(),
                 "id author the szero authors",
-                "option name UCI_Variant type combo default seirawan var seirawan var chess",
+                "option name UCI_Variant type combo default seirawan var seirawan var seirawan-forced var chess",
                 "option name Threads type spin default 1 min 1 max 256",
                 "option name Hash type spin default 512 min 1 max 1048576",
                 "option name Move Overhead type spin default 100 min 0 max 10000",
@@ -599,7 +602,7 @@ mod tests {
                 ]
             ),
             [
-                "info string error: unsupported variant 'xiangqi' (seirawan or chess)",
+                "info string error: unsupported variant 'xiangqi' (seirawan, seirawan-forced or chess)",
                 "info string error: invalid value 'many' for Threads (expected 1..256)",
                 "info string error: invalid value '0' for Hash (expected 1..1048576)",
                 "info string error: no such option 'Frobnicate'",
