@@ -41,7 +41,7 @@ impl Position {
         if variant == Variant::Chess && pos.hands.iter().any(|h| !h.is_empty()) {
             return Err(FenError::HandInChess);
         }
-        if variant != Variant::Placement && pos.assigned.iter().flatten().any(Option::is_some) {
+        if variant != Variant::Placement && pos.assigned.any() {
             return Err(FenError::Placement(format!(
                 "file assignments ('E@d') exist only in seirawan-placement, not {variant}"
             )));
@@ -240,7 +240,7 @@ fn parse_hand(pos: &mut Position, hand: &str) -> Result<(), FenError> {
                 .next()
                 .and_then(File::from_char)
                 .ok_or_else(|| FenError::Hand(format!("'{c}@' must be followed by a file letter a-h")))?;
-            pos.assigned[piece.color.index()][hp.index()] = Some(f);
+            pos.assigned.set(piece.color, hp, Some(f));
         }
     }
     Ok(())
@@ -258,7 +258,7 @@ fn settle_entry_rights(pos: &mut Position) -> Result<(), FenError> {
         }
         Variant::Placement => {
             for color in Color::ALL {
-                let [e, h] = pos.assigned[color.index()];
+                let (e, h) = (pos.assigned.get(color, HandPiece::Elephant), pos.assigned.get(color, HandPiece::Hawk));
                 if let (Some(e), Some(h)) = (e, h) {
                     if e == h {
                         return Err(FenError::Placement(format!(

@@ -150,7 +150,42 @@ pub struct Position {
     /// `Placement` only: the file each hand piece is assigned to, `[color][piece]`. A piece
     /// in hand without a file still waits for its placement move; once a side has placed
     /// both, its gating rights are only the assigned home squares.
-    pub(crate) assigned: [[Option<File>; 2]; 2],
+    pub(crate) assigned: Assignments,
+}
+
+/// `Placement` file assignments, one nibble per (colour, piece): 0 for none, else file + 1.
+/// Packed so that `Position` stays at 128 bytes: perft and search clone it at every node.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub(crate) struct Assignments(u16);
+
+impl Assignments {
+    #[inline]
+    fn shift(color: Color, p: HandPiece) -> u32 {
+        4 * (color.index() * 2 + p.index()) as u32
+    }
+    #[inline]
+    pub(crate) fn get(self, color: Color, p: HandPiece) -> Option<File> {
+        let n = (self.0 >> Self::shift(color, p)) & 0xf;
+        if n == 0 {
+            None
+        } else {
+            File::new(n as u8 - 1)
+        }
+    }
+    #[inline]
+    pub(crate) fn set(&mut self, color: Color, p: HandPiece, file: Option<File>) {
+        let sh = Self::shift(color, p);
+        let n = file.map_or(0, |f| f.index() as u16 + 1);
+        self.0 = (self.0 & !(0xf << sh)) | (n << sh);
+    }
+    #[inline]
+    pub(crate) fn any(self) -> bool {
+        self.0 != 0
+    }
+    /// The same assignments with the colours swapped.
+    pub(crate) fn mirrored(self) -> Assignments {
+        Assignments(self.0 >> 8 | self.0 << 8)
+    }
 }
 
 impl Default for Position {
@@ -190,7 +225,7 @@ impl Position {
             fullmove: 1,
             key: 0,
             variant,
-            assigned: [[None; 2]; 2],
+            assigned: Assignments::default(),
         }
     }
 
@@ -217,7 +252,7 @@ impl Position {
     /// hand and its entry right lasts.
     #[inline]
     pub fn assigned_file(&self, color: Color, piece: HandPiece) -> Option<File> {
-        self.assigned[color.index()][piece.index()]
+        self.assigned.get(color, piece)
     }
     /// `Placement` only: hand pieces of `color` that still wait for their placement move.
     #[inline]
@@ -227,7 +262,7 @@ impl Position {
         }
         let mut h = self.hands[color.index()];
         for p in HandPiece::ALL {
-            if self.assigned[color.index()][p.index()].is_some() {
+            if self.assigned.get(color, p).is_some() {
                 h = h.without(p);
             }
         }
@@ -397,7 +432,7 @@ impl Position {
         }
         for color in Color::ALL {
             for p in HandPiece::ALL {
-                if let Some(f) = self.assigned[color.index()][p.index()] {
+                if let Some(f) = self.assigned.get(color, p) {
                     k ^= zobrist::assign(color, p, f);
                 }
             }
@@ -411,7 +446,7 @@ impl Position {
     /// `Placement`: assigns `p` of `us` to `file` and, once `us` has placed every hand
     /// piece, narrows its gating rights to the assigned home squares.
     fn assign(&mut self, us: Color, p: HandPiece, file: File) {
-        self.assigned[us.index()][p.index()] = Some(file);
+        self.assigned.set(us, p, Some(file));
         self.key ^= zobrist::assign(us, p, file);
         if self.unplaced(us).is_empty() {
             self.gating &= !Bitboard::rank(us.back_rank()) | self.assigned_squares(us);
@@ -421,8 +456,8 @@ impl Position {
     /// `Placement`: home squares of `color`'s assigned pieces.
     pub(crate) fn assigned_squares(&self, color: Color) -> Bitboard {
         let mut b = Bitboard::EMPTY;
-        for f in self.assigned[color.index()].iter().flatten() {
-            b |= Bitboard::from_square(Square::from_coords(*f, color.back_rank()));
+        for f in HandPiece::ALL.into_iter().filter_map(|p| self.assigned.get(color, p)) {
+            b |= Bitboard::from_square(Square::from_coords(f, color.back_rank()));
         }
         b
     }
@@ -433,7 +468,7 @@ impl Position {
     fn settle_assignments(&mut self) {
         for color in Color::ALL {
             for p in HandPiece::ALL {
-                let Some(f) = self.assigned[color.index()][p.index()] else { continue };
+                let Some(f) = self.assigned.get(color, p) else { continue };
                 let sq = Square::from_coords(f, color.back_rank());
                 let in_hand = self.hands[color.index()].contains(p);
                 if in_hand && self.gating.contains(sq) {
@@ -442,7 +477,7 @@ impl Position {
                 if in_hand {
                     self.take_from_hand(color, p);
                 }
-                self.assigned[color.index()][p.index()] = None;
+                self.assigned.set(color, p, None);
                 self.key ^= zobrist::assign(color, p, f);
             }
         }
@@ -539,16 +574,16 @@ impl Position {
         self.castling &= !touched;
         self.gating &= !touched;
         self.dormant_gates &= !touched;
-        if self.variant == Variant::Placement {
-            self.settle_assignments();
-        }
         if self.hands[us.index()].is_empty() {
             self.gating &= !Bitboard::rank(us.back_rank());
             self.dormant_gates &= !Bitboard::rank(us.back_rank());
         }
-        // A capture on an assigned home square can empty the other side's hand.
-        if self.hands[them.index()].is_empty() {
-            self.gating &= !Bitboard::rank(them.back_rank());
+        if self.variant == Variant::Placement {
+            self.settle_assignments();
+            // A capture on an assigned home square can empty the other side's hand.
+            if self.hands[them.index()].is_empty() {
+                self.gating &= !Bitboard::rank(them.back_rank());
+            }
         }
         for sq in old_castling ^ self.castling {
             self.key ^= zobrist::castle(sq);
@@ -590,7 +625,7 @@ impl Position {
             }
         }
         p.hands = [self.hands[1], self.hands[0]];
-        p.assigned = [self.assigned[1], self.assigned[0]];
+        p.assigned = self.assigned.mirrored();
         p.gating = self.gating.flip_vertical();
         p.castling = self.castling.flip_vertical();
         p.dormant_gates = self.dormant_gates.flip_vertical();
