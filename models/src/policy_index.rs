@@ -208,6 +208,29 @@ mod tests {
     }
 
     #[test]
+    fn forced_entry_moves_have_indices_and_placements_none() {
+        use schess::Variant;
+        // Pseudo-random forced-entry games: every legal move maps to a distinct index.
+        let mut pos = Position::new(Variant::Forced);
+        let mut state = 12345u64;
+        for _ in 0..120 {
+            let moves = legal_indices(&pos);
+            if moves.is_empty() {
+                break;
+            }
+            let set: std::collections::HashSet<usize> = moves.iter().map(|(_, i)| *i).collect();
+            assert_eq!(set.len(), moves.len(), "{}", pos.fen());
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            pos = pos.play(moves[(state >> 33) as usize % moves.len()].0).unwrap();
+        }
+        assert!(supports_variant(Variant::Forced) && supports_variant(Variant::Seirawan));
+        let placement = Position::new(Variant::Placement);
+        assert!(placement.legal_moves().iter().all(|&m| index_of(m, placement.turn()).is_none()));
+        let why = unsupported_variant(Variant::Placement).unwrap();
+        assert!(why.contains("seirawan-placement"), "{why}");
+    }
+
+    #[test]
     fn black_moves_mirror_white_moves() {
         let white = Position::startpos();
         let black = white.mirrored();
