@@ -184,7 +184,7 @@ impl Assignments {
     }
     /// The same assignments with the colours swapped.
     pub(crate) fn mirrored(self) -> Assignments {
-        Assignments(self.0 >> 8 | self.0 << 8)
+        Assignments(self.0.rotate_left(8))
     }
 }
 
