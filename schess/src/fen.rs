@@ -283,6 +283,21 @@ fn settle_entry_rights(pos: &mut Position) -> Result<(), FenError> {
                 if pos.unplaced(color).is_empty() {
                     pos.gating &= !Bitboard::rank(color.back_rank()) | assigned;
                 }
+                for p in pos.unplaced(color).iter() {
+                    let other = pos
+                        .assigned
+                        .get(color, if p == HandPiece::Elephant { HandPiece::Hawk } else { HandPiece::Elephant });
+                    let open = pos
+                        .gating_rights(color)
+                        .filter(|sq| Some(sq.file()) != other && !crate::movegen::forbidden_pair(sq.file(), other))
+                        .count()
+                        > 0;
+                    if !open {
+                        return Err(FenError::Placement(format!(
+                            "{color}'s unplaced {p:?} has no file left to be placed on"
+                        )));
+                    }
+                }
             }
             if !pos.unplaced(pos.turn).is_empty() && pos.is_check() {
                 return Err(FenError::Placement(format!("{} must place a hand piece but is in check", pos.turn)));

@@ -88,6 +88,11 @@ fn placement_fen_rejects_impossible_assignments() {
     // An assignment needs the home square's entry right.
     let fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[E@beh] w KQCDFGkqbcdfg - 0 1";
     assert!(matches!(Position::from_fen_variant(fen, Variant::Placement), Err(FenError::Placement(_))));
+    // An unplaced piece needs a file it may go to (here only the h-file is left, and the
+    // elephant holds the king's file).
+    let fen = "4k3/8/8/8/8/8/8/4K2R[E@eH] w K - 0 1";
+    assert!(matches!(Position::from_fen_variant(fen, Variant::Placement), Err(FenError::Placement(_))));
+    assert!(Position::from_fen_variant("4k3/8/8/8/8/8/8/3QK2R[E@eH] w KD - 0 1", Variant::Placement).is_ok());
     // Assignments are placement-only.
     assert!(matches!(
         Position::from_fen_variant(&bad("E@aHeh").unwrap().fen(), Variant::Seirawan),
