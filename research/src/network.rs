@@ -221,10 +221,7 @@ pub fn probe(
 
 /// The same move gating the other hand piece on the same square.
 fn other_piece(m: Move) -> Option<Move> {
-    let swap = |p: HandPiece| match p {
-        HandPiece::Elephant => HandPiece::Hawk,
-        HandPiece::Hawk => HandPiece::Elephant,
-    };
+    let swap = HandPiece::other;
     match m {
         Move::Normal { from, to, gate: Some(p) } => Some(Move::Normal { from, to, gate: Some(swap(p)) }),
         Move::Castle { king, rook, gate: Some((p, at)) } => {

@@ -48,7 +48,6 @@ impl fmt::Display for FenError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             FenError::Empty => write!(f, "invalid FEN: empty string"),
-            FenError::Placement(s) => write!(f, "invalid FEN placement: {s}"),
             FenError::MissingField(what) => write!(f, "invalid FEN: missing {what} field"),
             FenError::ExtraField(s) => write!(f, "invalid FEN: unexpected extra field {s:?}"),
             FenError::Board(s) => write!(f, "invalid FEN board: {s}"),
@@ -70,6 +69,7 @@ impl fmt::Display for FenError {
             FenError::PawnOnBackRank(sq) => write!(f, "invalid FEN: pawn on back rank square {sq}"),
             FenError::OppositeCheck(c) => write!(f, "invalid FEN: {c} is in check but it is not {c}'s turn"),
             FenError::HandInChess => write!(f, "invalid FEN: the chess variant has no pieces in hand"),
+            FenError::Placement(s) => write!(f, "invalid FEN placement: {s}"),
         }
     }
 }

@@ -284,15 +284,7 @@ fn settle_entry_rights(pos: &mut Position) -> Result<(), FenError> {
                     pos.gating &= !Bitboard::rank(color.back_rank()) | assigned;
                 }
                 for p in pos.unplaced(color).iter() {
-                    let other = pos
-                        .assigned
-                        .get(color, if p == HandPiece::Elephant { HandPiece::Hawk } else { HandPiece::Elephant });
-                    let open = pos
-                        .gating_rights(color)
-                        .filter(|sq| Some(sq.file()) != other && !crate::movegen::forbidden_pair(sq.file(), other))
-                        .count()
-                        > 0;
-                    if !open {
+                    if pos.placement_squares(color, p).is_empty() {
                         return Err(FenError::Placement(format!(
                             "{color}'s unplaced {p:?} has no file left to be placed on"
                         )));

@@ -332,22 +332,20 @@ impl Position {
     /// rook's file (castling would bring in both).
     fn generate_placements<S: Sink>(&self, sink: &mut S) {
         let us = self.turn;
-        let rank = us.back_rank();
-        let other = |p: HandPiece| {
-            let q = if p == HandPiece::Elephant { HandPiece::Hawk } else { HandPiece::Elephant };
-            self.assigned_file(us, q)
-        };
         for piece in self.unplaced(us).iter() {
-            let taken = other(piece);
-            for sq in self.gating_rights(us) {
-                let file = sq.file();
-                if Some(file) == taken || forbidden_pair(file, taken) {
-                    continue;
-                }
-                debug_assert_eq!(sq.rank(), rank);
+            for sq in self.placement_squares(us, piece) {
                 sink.place(piece, sq);
             }
         }
+    }
+
+    /// `Placement`: the home squares `color` may assign `piece` to (see
+    /// `generate_placements`).
+    pub(crate) fn placement_squares(&self, color: Color, piece: HandPiece) -> Bitboard {
+        let taken = self.assigned_file(color, piece.other());
+        self.gating_rights(color)
+            .filter(|sq| Some(sq.file()) != taken && !forbidden_pair(sq.file(), taken))
+            .fold(Bitboard::EMPTY, Bitboard::with)
     }
 
     /// The entry rule for the side to move.

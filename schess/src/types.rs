@@ -154,6 +154,15 @@ pub enum HandPiece {
 impl HandPiece {
     pub const ALL: [HandPiece; 2] = [HandPiece::Elephant, HandPiece::Hawk];
 
+    /// The other hand piece.
+    #[inline]
+    pub const fn other(self) -> HandPiece {
+        match self {
+            HandPiece::Elephant => HandPiece::Hawk,
+            HandPiece::Hawk => HandPiece::Elephant,
+        }
+    }
+
     #[inline]
     pub const fn role(self) -> Role {
         match self {

@@ -400,15 +400,15 @@ impl UciEngine {
         };
         let result = match name.to_ascii_lowercase().as_str() {
             "uci_variant" => match Variant::from_name(value) {
-                Some(v) if !models::policy_index::supports_variant(v) => {
-                    Err(models::policy_index::unsupported_variant(v).unwrap_or_default())
-                }
-                Some(v) => {
-                    self.settings.variant = v;
-                    self.game = Game::new(Position::new(v));
-                    self.searcher_mut().clear();
-                    Ok(())
-                }
+                Some(v) => match models::policy_index::unsupported_variant(v) {
+                    Some(why) => Err(why),
+                    None => {
+                        self.settings.variant = v;
+                        self.game = Game::new(Position::new(v));
+                        self.searcher_mut().clear();
+                        Ok(())
+                    }
+                },
                 None => Err(format!("unsupported variant '{}' (seirawan, seirawan-forced or chess)", truncate(value))),
             },
             "threads" => spin(256, 1).map(|n| {
