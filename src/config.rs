@@ -30,7 +30,7 @@ pub struct NetworkConfig {
     /// Earlier positions the network sees (input history planes).
     pub history: usize,
     /// Channels of the 1x1 convolution feeding the policy's linear layer. That layer
-    /// (channels x 64 x 2322 moves) holds most of a small network's weights.
+    /// (channels x 64 x 2338 moves) holds most of a small network's weights.
     pub policy_channels: i64,
     /// Channels of the 1x1 convolution feeding the value head.
     pub value_channels: i64,
@@ -165,9 +165,17 @@ impl RunConfig {
     }
 
     pub fn parse(text: &str) -> Result<RunConfig> {
-        let cfg: RunConfig = toml::from_str(text)?;
+        let mut cfg: RunConfig = toml::from_str(text)?;
         cfg.validate()?;
+        let variant = schess::Variant::from_name(&cfg.selfplay.variant).expect("validated");
+        cfg.set_variant(variant);
         Ok(cfg)
+    }
+
+    /// The rules of the run: self-play's and, with them, the gate's.
+    pub fn set_variant(&mut self, variant: schess::Variant) {
+        self.selfplay.variant = variant.name().into();
+        self.gate.variant = variant;
     }
 
     /// Checks every table; an error names the field as the file spells it

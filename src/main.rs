@@ -32,6 +32,9 @@ enum Command {
     Selfplay(cmd::selfplay::SelfplayArgs),
     /// Export a network as TorchScript + safetensors + metadata, for Python or C++.
     Export(cmd::export::ExportArgs),
+    /// Rewrite a network file of an older encoding format (input planes, policy index) for
+    /// this build; it plays exactly as before where the old format applies.
+    UpgradeNet(cmd::upgrade_net::UpgradeNetArgs),
     /// Train the network on a run directory's self-play shards; writes checkpoints and candidates.
     Train(cmd::train::TrainArgs),
     /// Play as a UCI engine on stdin/stdout (Fairy-Stockfish move strings, UCI_Variant seirawan).
@@ -47,6 +50,9 @@ enum Command {
     /// Gating research: when, where and what the engine gates, from a run's games or PGN
     /// (and a network's policy and value); writes an HTML report, CSV tables, SVG charts.
     GatingReport(cmd::gating_report::GatingReportArgs),
+    /// The entry rules compared by learning: one config and one budget of `szero run` per
+    /// variant, then one gating report that sets the variants side by side.
+    Study(cmd::study::StudyArgs),
     /// One position through a network's eyes: W/D/L, the likely moves with their values,
     /// gating alternatives, and optionally a short search (text or JSON).
     Analyse(cmd::analyse::AnalyseArgs),
@@ -86,11 +92,13 @@ fn main() -> ExitCode {
         Command::Selfplay(args) => cmd::selfplay::run(args),
         Command::Export(args) => cmd::export::run(args),
         Command::Train(args) => cmd::train::run(args),
+        Command::UpgradeNet(args) => cmd::upgrade_net::run(args),
         Command::Uci(args) => cmd::uci::run(args),
         Command::Match(args) => cmd::matches::run(args),
         Command::Gate(args) => cmd::gate::run(args),
         Command::Ladder(args) => cmd::ladder::run(args),
         Command::GatingReport(args) => cmd::gating_report::run(args),
+        Command::Study(args) => cmd::study::run(args),
         Command::Analyse(args) => cmd::analyse::run(args),
         Command::Bench(args) => cmd::bench::run(args),
         Command::BenchStore(args) => cmd::bench_store::run(args),

@@ -109,6 +109,11 @@ pub struct GateConfig {
     pub cache_entries: usize,
     /// Keep the games as `gate/<time>-<candidate>.pgn` in the run directory.
     pub save_pgn: bool,
+    /// The rules the gate's games are played under. Not a field of the `[gate]` table:
+    /// the run's `selfplay.variant` sets it when the run config is read, so that the gate
+    /// always tests networks on the rules they learn.
+    #[serde(skip)]
+    pub variant: schess::Variant,
 }
 
 impl Default for GateConfig {
@@ -132,6 +137,7 @@ impl Default for GateConfig {
             precision: Precision::Auto,
             cache_entries: 200_000,
             save_pgn: true,
+            variant: schess::Variant::Seirawan,
         }
     }
 }

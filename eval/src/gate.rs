@@ -24,7 +24,6 @@ use crate::matches::openings::{load_epd, OpeningBook, OpeningError};
 use crate::matches::{MatchConfig, MatchEnd, MatchError, Progress};
 use models::load_evaluator;
 use runstore::{Run, RunLayout, StoreError};
-use schess::Variant;
 use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -385,8 +384,8 @@ pub fn test_candidate(
     let second = player(best, format!("best-{}", best_step.unwrap_or(0)))?;
     let seed = cfg.seed ^ candidate_step.wrapping_mul(0x9E37_79B9_7F4A_7C15);
     let book = match &cfg.openings {
-        Some(path) => OpeningBook::List(load_epd(path, Variant::Seirawan)?).shuffled(seed),
-        None => OpeningBook::Random { variant: Variant::Seirawan, plies: cfg.random_plies, seed },
+        Some(path) => OpeningBook::List(load_epd(path, cfg.variant)?).shuffled(seed),
+        None => OpeningBook::Random { variant: cfg.variant, plies: cfg.random_plies, seed },
     };
     let concurrency = cfg.workers();
     let match_cfg = MatchConfig {
@@ -554,6 +553,15 @@ pub fn read_log(run_dir: &Path) -> Result<Vec<GateDecision>, GateError> {
 mod tests {
     use super::*;
     use models::{net_config, Net};
+    use schess::Variant;
+
+    /// Two different networks in `dir`, `a` (step 10) and `b` (step 20).
+    fn two_nets(dir: &Path) -> (PathBuf, PathBuf) {
+        let (a, b) = (dir.join("a.safetensors"), dir.join("b.safetensors"));
+        save_net(&a, 1, 10);
+        save_net(&b, 2, 20);
+        (a, b)
+    }
 
     fn save_net(path: &Path, seed: i64, step: u64) {
         tch::manual_seed(seed);
@@ -613,9 +621,7 @@ mod tests {
     fn first_candidate_is_promoted_then_a_test_is_played_and_logged() {
         let dir = tempfile::tempdir().unwrap();
         let run = dir.path();
-        let (a, b) = (run.join("a.safetensors"), run.join("b.safetensors"));
-        save_net(&a, 1, 10);
-        save_net(&b, 2, 20);
+        let (a, b) = two_nets(run);
         let cfg = GateConfig {
             mode: GateMode::Fixed,
             games: 2,
@@ -707,15 +713,37 @@ mod tests {
         assert!(!complete_promotion(&Run::local(run)).unwrap());
     }
 
+    /// The gate plays the run's rules: its games (PGN) are games of the configured
+    /// variant, placements included.
+    #[test]
+    fn the_gate_plays_the_configured_variant() {
+        let dir = tempfile::tempdir().unwrap();
+        let (a, b) = two_nets(dir.path());
+        let cfg = GateConfig {
+            mode: GateMode::Fixed,
+            games: 2,
+            nodes: 2,
+            concurrency: 1,
+            device: models::DeviceChoice::Cpu,
+            adjudication: crate::matches::Adjudication { max_plies: 12, ..GateConfig::default().adjudication },
+            variant: Variant::Placement,
+            ..GateConfig::default()
+        };
+        let pgn = dir.path().join("gate.pgn");
+        let d = test_candidate(&b, Some(&a), &cfg, &AtomicBool::new(false), Some(pgn.clone()), &mut |_| {}).unwrap();
+        assert_eq!(d.wdl.games(), 2);
+        let text = std::fs::read_to_string(&pgn).unwrap();
+        assert_eq!(text.matches("[Variant \"Seirawan-Placement\"]").count(), 2, "{text}");
+        assert!(text.contains("@"), "placement moves in the games: {text}");
+    }
+
     /// Two gates that decide at once for the same generation: one promotes, the other's
     /// decision is logged as not promoted, and the generation count is one.
     #[test]
     fn of_two_gates_racing_for_a_generation_one_promotes() {
         let dir = tempfile::tempdir().unwrap();
         let run = dir.path();
-        let (a, b) = (run.join("a.safetensors"), run.join("b.safetensors"));
-        save_net(&a, 1, 10);
-        save_net(&b, 2, 20);
+        let (a, b) = two_nets(run);
         std::fs::create_dir_all(RunLayout::new(run).gate()).unwrap();
         let cfg = GateConfig::default();
         let decide = |c: &Path| test_candidate(c, None, &cfg, &AtomicBool::new(false), None, &mut |_| {}).unwrap();

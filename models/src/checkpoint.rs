@@ -89,9 +89,9 @@ pub enum CheckpointError {
     BadMetadata { path: PathBuf, key: &'static str, value: String, reason: String },
     #[error("{}: file format is {found:?}, this program reads {expected:?}", path.display())]
     WrongFormat { path: PathBuf, found: String, expected: &'static str },
-    #[error("{}: network was trained with input format version {found}, this program uses {expected}", path.display())]
+    #[error("{}: network was trained with input format version {found}, this program uses {expected}{}", path.display(), older_hint(*found, *expected))]
     InputFormatVersion { path: PathBuf, found: u32, expected: u32 },
-    #[error("{}: network was trained with policy format version {found}, this program uses {expected}", path.display())]
+    #[error("{}: network was trained with policy format version {found}, this program uses {expected}{}", path.display(), older_hint(*found, *expected))]
     PolicyFormatVersion { path: PathBuf, found: u32, expected: u32 },
     #[error("{}: architecture differs from the network loaded into: {differences}", path.display())]
     ArchitectureMismatch {
@@ -115,6 +115,15 @@ pub enum CheckpointError {
     Net { path: PathBuf, source: NetError },
     #[error("{}: libtorch: {source}", path.display())]
     Torch { path: PathBuf, source: TchError },
+}
+
+/// The way forward for a file older than the program.
+fn older_hint(found: u32, expected: u32) -> &'static str {
+    if found < expected {
+        " (an older network: `szero upgrade-net --model FILE --out NEW` converts it)"
+    } else {
+        ""
+    }
 }
 
 /// Writes `net`'s weights and metadata to `path` atomically. Returns the metadata

@@ -6,7 +6,7 @@
 //! by rank (index = rank * 8 + file, in the mirrored view for Black).
 //!
 //! Layout (version [`INPUT_FORMAT_VERSION`]), with `k` history steps (`history`, default 2)
-//! giving `17 * (k + 1) + 14` planes:
+//! giving `17 * (k + 1) + 20` planes:
 //! * for step `t = 0..=k` (0 = current position, `t` = `t` plies earlier), 17 planes:
 //!   own P N B R Q K E H (8), opponent P N B R Q K E H (8), "this position occurred before
 //!   in the game" (1). Steps before the game's first position are all zero.
@@ -15,22 +15,39 @@
 //!   (masks); own king-side castling, own queen-side, opponent king-side, opponent
 //!   queen-side (all ones when the right exists); en-passant square (mask); side to move
 //!   (all ones when Black moves); halfmove clock / 100 (capped at 1); all ones.
+//! * then 6 planes about the entry rule (format 2): the home squares the own E, own H,
+//!   opponent E and opponent H are assigned to (`seirawan-placement`; masks, empty
+//!   elsewhere); "the entry rule is forced" and "the entry rule is placement" (all ones
+//!   when it is), so that one network can tell the rules apart, as KataGo's inputs tell
+//!   its rule sets apart.
+//!
+//! Format 2 appended the last 6 planes to format 1's 14; every earlier plane is unchanged,
+//! so a format-1 network upgrades exactly by giving the new planes zero weights
+//! ([`crate::checkpoint::upgrade`]).
 
 use crate::policy_index::relative_square;
-use schess::{Bitboard, Color, File, HandPiece, Position, Role, Square};
+use schess::{Bitboard, Color, File, HandPiece, Position, Role, Square, Variant};
 
 /// Bumped whenever the layout changes; stored in every network file.
-pub const INPUT_FORMAT_VERSION: u32 = 1;
+pub const INPUT_FORMAT_VERSION: u32 = 2;
 
 /// Default number of earlier positions shown to the network.
 pub const DEFAULT_HISTORY: usize = 2;
 
 const PER_STEP: usize = 17;
-const CONSTANT: usize = 14;
+/// Planes about the current position in format 1.
+const CONSTANT_V1: usize = 14;
+const CONSTANT: usize = CONSTANT_V1 + 6;
 
 /// Number of input planes for `history` earlier positions.
 pub const fn planes(history: usize) -> usize {
     PER_STEP * (history + 1) + CONSTANT
+}
+
+/// Number of input planes format 1 had for `history` earlier positions (the prefix of
+/// [`planes`] that format 2 kept).
+pub const fn planes_v1(history: usize) -> usize {
+    PER_STEP * (history + 1) + CONSTANT_V1
 }
 
 /// Floats per encoded position.
@@ -108,6 +125,20 @@ pub fn encode(positions: &[Position], history: usize, out: &mut [f32]) {
     }
     fill_plane(out, c + 12, (cur.halfmove_clock() as f32 / 100.0).min(1.0));
     fill_plane(out, c + 13, 1.0);
+    for (j, (color, piece)) in
+        [(us, HandPiece::Elephant), (us, HandPiece::Hawk), (them, HandPiece::Elephant), (them, HandPiece::Hawk)]
+            .into_iter()
+            .enumerate()
+    {
+        if let Some(file) = cur.assigned_file(color, piece) {
+            fill_mask(out, c + 14 + j, Bitboard::from_square(Square::from_coords(file, color.back_rank())), us);
+        }
+    }
+    match cur.variant() {
+        Variant::Forced => fill_plane(out, c + 18, 1.0),
+        Variant::Placement => fill_plane(out, c + 19, 1.0),
+        Variant::Seirawan | Variant::Chess => {}
+    }
 }
 
 /// A key for everything [`encode`] reads of `positions` with `history` steps, so that a
@@ -152,6 +183,40 @@ mod tests {
         assert_eq!(plane(c + 4).iter().filter(|&&v| v == 1.0).count(), 8);
         assert!(plane(c + 13).iter().all(|&v| v == 1.0));
         assert!(plane(c + 11).iter().all(|&v| v == 0.0));
+    }
+
+    #[test]
+    fn entry_rule_planes() {
+        let c = 17 * 3;
+        let encoded = |pos: &Position| {
+            let mut out = vec![0.0; input_len(2)];
+            encode(std::slice::from_ref(pos), 2, &mut out);
+            out
+        };
+        let ones = |out: &[f32], p: usize| out[p * 64..(p + 1) * 64].iter().filter(|&&v| v == 1.0).count();
+        // Seirawan: the six planes are empty; the rule planes tell forced and placement.
+        let seirawan = encoded(&Position::startpos());
+        assert!((14..20).all(|j| ones(&seirawan, c + j) == 0));
+        let forced = encoded(&Position::new(Variant::Forced));
+        assert_eq!((ones(&forced, c + 18), ones(&forced, c + 19)), (64, 0));
+        // Placement after White E@d and Black H@b: Black to move sees its own H on b1
+        // (its back rank, mirrored) and White's E on d1 from its view (d8).
+        let mut pos = Position::new(Variant::Placement);
+        for m in ["E@d", "H@b"] {
+            pos = pos.play(pos.parse_uci(m).unwrap()).unwrap();
+        }
+        let white = encoded(&pos);
+        assert_eq!((ones(&white, c + 18), ones(&white, c + 19)), (0, 64));
+        let at = |out: &[f32], p: usize, sq: &str| out[p * 64 + Square::parse(sq).unwrap().index()];
+        assert_eq!(at(&white, c + 14, "d1"), 1.0, "own E assigned to d1");
+        assert_eq!(ones(&white, c + 15), 0, "own H not yet placed");
+        assert_eq!(at(&white, c + 17, "b8"), 1.0, "opponent H on b8");
+        let pos = pos.play(pos.parse_uci("H@g").unwrap()).unwrap();
+        let black = encoded(&pos);
+        assert_eq!(at(&black, c + 15, "b1"), 1.0, "Black's own H, mirrored to b1");
+        assert_eq!(at(&black, c + 16, "d8"), 1.0, "White's E, mirrored to d8");
+        assert_eq!(at(&black, c + 17, "g8"), 1.0, "White's H, mirrored to g8");
+        assert_eq!(ones(&black, c + 14), 0);
     }
 
     #[test]

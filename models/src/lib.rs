@@ -25,6 +25,7 @@ pub mod net;
 pub mod policy_index;
 #[cfg(test)]
 mod testutil;
+pub mod upgrade;
 
 pub use checkpoint::{CheckpointError, FormatVersions, Metadata, FORMAT_MAGIC};
 pub use config::{ConfigError, MaterialHeadConfig, MovesLeftConfig, NetConfig, SeConfig};
@@ -34,6 +35,7 @@ pub use loader::{load_evaluator, load_net, LoadedNet};
 pub use net::{Net, NetError, NetOutput};
 /// Re-exported so that users agree on the exact tch version.
 pub use tch;
+pub use upgrade::{upgrade, UpgradeError, Upgraded};
 
 /// The encodings this build speaks (stored in, and checked against, every network file).
 pub const FORMAT_VERSIONS: FormatVersions =

@@ -13,17 +13,31 @@
 //!    (each of the 1st rank's queen/knight pairs x 2), by `from`, `to`, then E before H.
 //! 4. **Castling**: king side then queen side, each as: no gate, E on the king's square,
 //!    H on the king's square, E on the rook's square, H on the rook's square (10).
+//! 5. **Placements** (`seirawan-placement`'s opening moves, `E@d`): E then H, each onto
+//!    files a..h (16). A placement names a file of the mover's own back rank, so it reads
+//!    the same from either side.
+//!
+//! Format 2 appended block 5 to format 1's 2,322 entries; every other index is unchanged,
+//! so policy targets written under format 1 mean the same under format 2 (shards of
+//! format 1 are still read) and a format-1 network upgrades by adding zero rows
+//! ([`crate::checkpoint::upgrade`]).
 //!
 //! Orders within each block are the numeric orders of squares (a1 = 0 .. h8 = 63) in the
 //! side to move's view. The layout is built once; a test checks that every legal move in
 //! the oracle data maps to a distinct index and back.
 
 use schess::attacks::{knight_attacks, queen_attacks};
-use schess::{Bitboard, CastleGate, CastleSide, Color, HandPiece, Move, Position, Rank, Role, Square};
+use schess::{Bitboard, CastleGate, CastleSide, Color, File, HandPiece, Move, Position, Rank, Role, Square};
 use std::sync::OnceLock;
 
 /// Bumped whenever the layout changes; stored in every network file.
-pub const POLICY_FORMAT_VERSION: u32 = 1;
+pub const POLICY_FORMAT_VERSION: u32 = 2;
+
+/// Policy formats whose indices this build reads (format 1 is a prefix of format 2).
+pub const READABLE_POLICY_FORMATS: std::ops::RangeInclusive<u32> = 1..=POLICY_FORMAT_VERSION;
+
+/// Outputs of format 1 (blocks 1-4), the prefix format 2 extends.
+pub const POLICY_SIZE_V1: usize = 2322;
 
 /// A move in the side to move's view, stripped of everything the index does not need.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -32,6 +46,7 @@ pub enum PolicyMove {
     Promotion { from: Square, to: Square, role: Role },
     Gate { from: Square, to: Square, piece: HandPiece },
     Castle { side: CastleSide, gate: Option<(HandPiece, CastleGate)> },
+    Place { piece: HandPiece, file: File },
 }
 
 const NONE: u16 = u16::MAX;
@@ -42,6 +57,7 @@ struct Tables {
     promotion: Vec<u16>, // [(from * 64 + to) * 6 + role slot]
     gate: Vec<u16>,      // [(from * 64 + to) * 2 + piece]
     castle: [u16; 10],
+    place: [u16; 16], // [piece * 8 + file]
 }
 
 fn promotion_slot(role: Role) -> Option<usize> {
@@ -70,6 +86,7 @@ fn build() -> Tables {
         promotion: vec![NONE; 64 * 64 * 6],
         gate: vec![NONE; 64 * 64 * 2],
         castle: [NONE; 10],
+        place: [NONE; 16],
     };
     let push = |t: &mut Tables, m: PolicyMove| -> u16 {
         t.moves.push(m);
@@ -113,6 +130,12 @@ fn build() -> Tables {
             t.castle[castle_slot(side, gate)] = i;
         }
     }
+    for piece in HandPiece::ALL {
+        for file in File::ALL {
+            let i = push(&mut t, PolicyMove::Place { piece, file });
+            t.place[piece.index() * 8 + file.index()] = i;
+        }
+    }
     t
 }
 
@@ -122,7 +145,7 @@ fn tables() -> &'static Tables {
 }
 
 /// Number of policy outputs.
-pub const POLICY_SIZE: usize = 2322;
+pub const POLICY_SIZE: usize = POLICY_SIZE_V1 + 16;
 
 /// Number of policy outputs, computed from the layout (equals [`POLICY_SIZE`]).
 pub fn policy_size() -> usize {
@@ -152,27 +175,9 @@ pub fn index_of(m: Move, turn: Color) -> Option<usize> {
             t.promotion[(rel(from).index() * 64 + rel(to).index()) * 6 + promotion_slot(role)?]
         }
         Move::Castle { gate, .. } => t.castle[castle_slot(m.castle_side()?, gate)],
-        // Format 1 has no entries for placements; see `supports_variant`.
-        Move::Place { .. } => return None,
+        Move::Place { piece, on } => t.place[piece.index() * 8 + on.file().index()],
     };
     (i != NONE).then_some(i as usize)
-}
-
-/// Can a network of this policy format play `variant`? Every move of `seirawan`, `chess`
-/// and `seirawan-forced` has an index (forced entries are gating moves); placements
-/// (`seirawan-placement`'s `E@d`) have none in format 1, nor input planes for assignments.
-pub fn supports_variant(variant: schess::Variant) -> bool {
-    variant != schess::Variant::Placement
-}
-
-/// Why a network cannot play `variant`, for error messages; `None` if it can.
-pub fn unsupported_variant(variant: schess::Variant) -> Option<String> {
-    (!supports_variant(variant)).then(|| {
-        format!(
-            "variant {variant} is not supported by networks (policy format {POLICY_FORMAT_VERSION} has no placement moves and no \
-             assignment planes); its rules work with the builtin and UCI players (szero match)"
-        )
-    })
 }
 
 /// The move shape behind an index.
@@ -207,27 +212,49 @@ mod tests {
         assert_eq!(set.len(), t.moves.len());
     }
 
+    /// Pseudo-random games of every variant: every legal move maps to a distinct index
+    /// that maps back to it.
     #[test]
-    fn forced_entry_moves_have_indices_and_placements_none() {
+    fn every_variant_has_distinct_indices() {
         use schess::Variant;
-        // Pseudo-random forced-entry games: every legal move maps to a distinct index.
-        let mut pos = Position::new(Variant::Forced);
-        let mut state = 12345u64;
-        for _ in 0..120 {
-            let moves = legal_indices(&pos);
-            if moves.is_empty() {
-                break;
+        for variant in Variant::ALL {
+            let mut pos = Position::new(variant);
+            let mut state = 12345u64;
+            let mut placements = 0;
+            for _ in 0..120 {
+                let moves = legal_indices(&pos);
+                if moves.is_empty() {
+                    break;
+                }
+                let set: std::collections::HashSet<usize> = moves.iter().map(|(_, i)| *i).collect();
+                assert_eq!(set.len(), moves.len(), "{}", pos.fen());
+                for &(m, i) in &moves {
+                    assert_eq!(move_of(&pos, i), Some(m), "{variant} {m}");
+                    placements += usize::from(m.is_placement());
+                }
+                state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                pos = pos.play(moves[(state >> 33) as usize % moves.len()].0).unwrap();
             }
-            let set: std::collections::HashSet<usize> = moves.iter().map(|(_, i)| *i).collect();
-            assert_eq!(set.len(), moves.len(), "{}", pos.fen());
-            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            pos = pos.play(moves[(state >> 33) as usize % moves.len()].0).unwrap();
+            assert_eq!(placements > 0, variant == Variant::Placement, "{variant}");
         }
-        assert!(supports_variant(Variant::Forced) && supports_variant(Variant::Seirawan));
-        let placement = Position::new(Variant::Placement);
-        assert!(placement.legal_moves().iter().all(|&m| index_of(m, placement.turn()).is_none()));
-        let why = unsupported_variant(Variant::Placement).unwrap();
-        assert!(why.contains("seirawan-placement"), "{why}");
+    }
+
+    #[test]
+    fn placements_extend_format_one() {
+        // The first 2,322 entries are format 1's; the 16 placements follow, E then H.
+        assert!(policy_move(POLICY_SIZE_V1 - 1).is_some_and(|m| matches!(m, PolicyMove::Castle { .. })));
+        let start = Position::new(schess::Variant::Placement);
+        let mut white: Vec<usize> = legal_indices(&start).into_iter().map(|(_, i)| i).collect();
+        white.sort();
+        assert_eq!(white, (POLICY_SIZE_V1..POLICY_SIZE).collect::<Vec<_>>());
+        assert_eq!(
+            policy_move(POLICY_SIZE_V1 + 8 + 3),
+            Some(PolicyMove::Place { piece: HandPiece::Hawk, file: File::D })
+        );
+        // Black's placements read as the same files.
+        let black = start.play(start.parse_uci("E@d").unwrap()).unwrap();
+        let h_at_b = black.parse_uci("H@b").unwrap();
+        assert_eq!(index_of(h_at_b, Color::Black), Some(POLICY_SIZE_V1 + 8 + 1));
     }
 
     #[test]

@@ -5,10 +5,10 @@ use crate::network::ProbeResults;
 use crate::plots::{self, PlotError, Series};
 use crate::report::{Cell, Plot, Report, Section, Table};
 use crate::stats::{
-    self, by_generation, by_variant, entry, first_counts, gates_by, piece_letter, side_games, Condition, First,
-    GameSummary, GateVia, Sides,
+    self, by_generation, by_variant, entry, first_counts, gates_by, piece_letter, placement_choices, side_games,
+    Condition, First, GameSummary, GateVia, Sides,
 };
-use schess::{Color, HandPiece};
+use schess::{Color, File, HandPiece, Variant};
 
 /// What to build a report from.
 #[derive(Debug, Clone)]
@@ -49,21 +49,207 @@ pub fn build(input: Input) -> Result<Report, PlotError> {
     meta.push(("Side-games that could gate".into(), sides.len().to_string()));
 
     let mut sections = vec![overview(games, &variants)];
+    // Variants whose games have hands: one of them gets the gating sections as they are,
+    // several get a comparison and then the same sections per variant, so that no figure
+    // pools two entry rules.
+    let gating: Vec<Variant> = variants.iter().map(|v| v.variant).filter(|v| v.has_hands()).collect();
     if sides.is_empty() {
         sections[0].text.push(
             "No game began with a piece in hand (orthodox chess, the control): there is no gating to analyse.".into(),
         );
+    } else if gating.len() <= 1 {
+        sections.extend(gating_sections(games, input.by_move)?);
     } else {
-        sections.push(timing(&sides)?);
-        sections.push(squares(games)?);
-        sections.push(vias(games)?);
-        sections.push(first_and_scores(&sides, input.by_move)?);
-        sections.push(generations(games)?);
+        sections.push(compare_variants(games, &variants));
+        for v in gating {
+            let subset: Vec<GameSummary> = games.iter().filter(|g| g.variant == v).cloned().collect();
+            sections.extend(gating_sections(&subset, input.by_move)?.into_iter().map(|s| for_variant(s, v)));
+        }
     }
     if let Some((probe, description)) = input.probe {
         sections.push(network(probe, &description)?);
     }
     Ok(Report { title: input.title, meta, warnings: input.warnings, sections })
+}
+
+/// The gating sections of games of one entry rule.
+fn gating_sections(games: &[GameSummary], by_move: u32) -> Result<Vec<Section>, PlotError> {
+    let sides = side_games(games);
+    let mut out = vec![timing(&sides)?, squares(games)?, vias(games)?, first_and_scores(&sides, by_move)?];
+    if games.iter().any(|g| !g.placements.is_empty()) {
+        out.push(placements(&sides)?);
+    }
+    out.push(generations(games)?);
+    Ok(out)
+}
+
+/// A section about the games of `v` alone: its title, and its tables' and charts' ids
+/// (the file names of their CSV and SVG), name the variant.
+fn for_variant(mut s: Section, v: Variant) -> Section {
+    s.title = format!("{v}: {}", s.title);
+    for t in &mut s.tables {
+        t.id = format!("{v}-{}", t.id);
+        t.title = format!("{v}: {}", t.title);
+    }
+    for p in &mut s.plots {
+        p.id = format!("{v}-{}", p.id);
+    }
+    s
+}
+
+/// A share and its 95% interval as three cells (the interval empty when there is none,
+/// e.g. from a single game).
+fn share_cells(share: Option<f64>, interval: Option<(f64, f64)>) -> [Cell; 3] {
+    let (lo, hi) = interval.unzip();
+    [Cell::share(share), Cell::share(lo), Cell::share(hi)]
+}
+
+/// The entry rules side by side: results, lengths and entries, over all games of each
+/// rule and over the games of its newest generation, with 95% intervals.
+fn compare_variants(games: &[GameSummary], variants: &[stats::VariantRow]) -> Section {
+    let mut t = Table::new(
+        "variants_compared",
+        "Entry rules compared",
+        &[
+            "variant",
+            "games of",
+            "games",
+            "white score",
+            "95% low",
+            "95% high",
+            "draw share",
+            "95% low",
+            "95% high",
+            "decisive games",
+            "decisive mean plies",
+            "95% low",
+            "95% high",
+            "E median entry move",
+            "H median entry move",
+            "E never share",
+            "H never share",
+        ],
+    )
+    .note(
+        "White's score and the draw share with 95% intervals (normal with the games' own variance; Wilson); \
+         decisive mean plies: length of the won and lost games with a 95% interval of the mean. Entry moves are PGN \
+         move numbers over side-games that held the piece (a placement game's two placement moves count).",
+    );
+    for v in variants {
+        let of_variant: Vec<&GameSummary> = games.iter().filter(|g| g.variant == v.variant).collect();
+        // Labelled by generations below when the games have them (self-play shards).
+        let mut groups = vec![("PGN games".to_string(), of_variant.clone())];
+        let newest = of_variant.iter().filter_map(|g| g.generation).max();
+        if let Some(g) = newest {
+            let gens: Vec<u32> = of_variant.iter().filter_map(|g| g.generation).collect();
+            let oldest = gens.iter().min().copied().unwrap_or(g);
+            groups[0].0 = if oldest == g { format!("generation {g}") } else { format!("generations {oldest}..={g}") };
+            if oldest != g {
+                let last: Vec<&GameSummary> = of_variant.iter().copied().filter(|x| x.generation == Some(g)).collect();
+                groups.push((format!("generation {g} (newest)"), last));
+            }
+        }
+        for (label, group) in groups {
+            let owned: Vec<GameSummary> = group.iter().map(|g| (*g).clone()).collect();
+            let sides = side_games(&owned);
+            let mut white = stats::Wdl::default();
+            let mut decisive = Vec::new();
+            for g in &owned {
+                if let Some(r) = g.result {
+                    white.add(r);
+                    if r != 0 {
+                        decisive.push(f64::from(g.plies));
+                    }
+                }
+            }
+            let mut row = vec![Cell::text(v.variant.name()), Cell::text(label), Cell::Int(owned.len() as u64)];
+            row.extend(share_cells(white.score(), white.score_interval()));
+            let draws = white.draw_rate();
+            row.extend(share_cells(draws.map(|d| d.0), draws.map(|d| d.1)));
+            row.push(Cell::Int(decisive.len() as u64));
+            let mean = (!decisive.is_empty()).then(|| decisive.iter().sum::<f64>() / decisive.len() as f64);
+            let (lo, hi) = stats::mean_interval(&decisive).map(|(_, i)| i).unzip();
+            row.extend([Cell::num(mean, 1), Cell::num(lo, 1), Cell::num(hi, 1)]);
+            for p in PIECES {
+                row.push(entry(&sides, p, Sides::All).quantile(0.5).map_or(Cell::Empty, |m| Cell::Int(m.into())));
+            }
+            for p in PIECES {
+                row.push(Cell::share(entry(&sides, p, Sides::All).never_share()));
+            }
+            t.push(row);
+        }
+    }
+    Section {
+        title: "Entry rules compared".into(),
+        text: vec![
+            "One row per rule over all its games, and one over the games of its newest generation (the network it \
+             ended with) when the games come from more than one generation; the sections after this one repeat \
+             every gating table for each rule alone."
+                .into(),
+        ],
+        tables: vec![t],
+        ..Section::default()
+    }
+}
+
+/// `seirawan-placement`: which file each piece is assigned to, and how that went.
+fn placements(sides: &[stats::SideGame]) -> Result<Section, PlotError> {
+    let mut t = Table::new(
+        "placement_files",
+        "Placement: the file each piece is assigned to",
+        &[
+            "piece",
+            "file",
+            "chosen",
+            "share",
+            "placed first",
+            "entered share",
+            "mean entry move",
+            "n",
+            "W",
+            "D",
+            "L",
+            "score",
+            "95% low",
+            "95% high",
+        ],
+    )
+    .note("Over side-games that placed the piece; score from the choosing side's view (correlation, not causation); entry moves are PGN move numbers.");
+    let rows = placement_choices(sides, Sides::All);
+    let mut series = Vec::new();
+    for p in PIECES {
+        let mut shares = Vec::new();
+        for f in File::ALL {
+            let r = rows.get(&(p, f)).cloned().unwrap_or_default();
+            shares.push(stats::ratio(r.chosen, r.placed).unwrap_or(0.0));
+            if r.chosen == 0 {
+                continue;
+            }
+            let moves: Vec<f64> = r.entry_moves.iter().map(|&m| f64::from(m)).collect();
+            let mean = (!moves.is_empty()).then(|| moves.iter().sum::<f64>() / moves.len() as f64);
+            let mut row = vec![
+                Cell::text(piece_letter(p).to_string()),
+                Cell::text(f.char().to_string()),
+                Cell::Int(r.chosen),
+                Cell::share(stats::ratio(r.chosen, r.placed)),
+                Cell::share(stats::ratio(r.first, r.chosen)),
+                Cell::share(stats::ratio(r.entered, r.chosen)),
+                Cell::num(mean, 1),
+            ];
+            row.extend(wdl_cells(&r.score).into_iter().take(4));
+            row.extend(share_cells(r.score.score(), r.score.score_interval()));
+            t.push(row);
+        }
+        series.push(Series::new(format!("{}", piece_letter(p)), shares));
+    }
+    let files: Vec<String> = File::ALL.iter().map(|f| f.char().to_string()).collect();
+    let plot = plots::bars("Files chosen in placement", "share of placements", &files, &series)?;
+    Ok(Section {
+        title: "Placement: files chosen".into(),
+        plots: vec![Plot { id: "placement_files".into(), svg: plot }],
+        tables: vec![t],
+        ..Section::default()
+    })
 }
 
 fn wdl_cells(w: &stats::Wdl) -> Vec<Cell> {

@@ -28,8 +28,8 @@ use std::time::{Duration, Instant};
 /// What `gating_report` reads and writes.
 #[derive(Debug, Clone)]
 pub struct Options {
-    /// A run directory (its `shards/`), or a directory of shards.
-    pub run: Option<PathBuf>,
+    /// Run directories (their `shards/`), or directories of shards.
+    pub runs: Vec<PathBuf>,
     pub pgn: Vec<PathBuf>,
     /// Positions (EPD/FEN, one a line) to probe instead of positions from the games.
     pub positions: Option<PathBuf>,
@@ -40,12 +40,14 @@ pub struct Options {
     /// Seed of the choice of probe positions.
     pub seed: u64,
     pub title: String,
+    /// Facts about where the games come from (a study's budget, say), shown first.
+    pub facts: Vec<(String, String)>,
 }
 
 impl Default for Options {
     fn default() -> Self {
         Options {
-            run: None,
+            runs: Vec::new(),
             pgn: Vec::new(),
             positions: None,
             out: PathBuf::from("gating-report"),
@@ -53,6 +55,7 @@ impl Default for Options {
             probe: ProbeOptions::default(),
             seed: 1,
             title: "Gating report".into(),
+            facts: Vec::new(),
         }
     }
 }
@@ -113,7 +116,7 @@ pub struct Outcome {
 
 /// Loads the games, probes the network if any, and writes the report into `opts.out`.
 pub fn gating_report(opts: &Options, probe: Option<Probe>) -> Result<Outcome, ReportError> {
-    if opts.run.is_none() && opts.pgn.is_empty() {
+    if opts.runs.is_empty() && opts.pgn.is_empty() {
         return Err(ReportError::NoInput);
     }
     let mut timings = Timings::default();
@@ -123,7 +126,7 @@ pub fn gating_report(opts: &Options, probe: Option<Probe>) -> Result<Outcome, Re
         seed: opts.seed,
     };
     let mut loaded = Loaded::default();
-    if let Some(run) = &opts.run {
+    for run in &opts.runs {
         loaded.append(games::load_run(run, load_opts)?);
     }
     for p in &opts.pgn {
@@ -156,10 +159,11 @@ pub fn gating_report(opts: &Options, probe: Option<Probe>) -> Result<Outcome, Re
     timings.probe = t.elapsed();
 
     let t = Instant::now();
-    let meta = vec![
+    let mut meta = opts.facts.clone();
+    meta.extend([
         ("Inputs".to_string(), describe_inputs(opts)),
         ("Files read".to_string(), format!("{} ({} games skipped)", loaded.files, loaded.skipped_games)),
-    ];
+    ]);
     let mut report = analysis::build(analysis::Input {
         title: opts.title.clone(),
         games: &loaded.games,
@@ -188,9 +192,7 @@ pub fn gating_report(opts: &Options, probe: Option<Probe>) -> Result<Outcome, Re
 
 fn describe_inputs(opts: &Options) -> String {
     let mut parts: Vec<String> = Vec::new();
-    if let Some(r) = &opts.run {
-        parts.push(format!("run {}", r.display()));
-    }
+    parts.extend(opts.runs.iter().map(|r| format!("run {}", r.display())));
     parts.extend(opts.pgn.iter().map(|p| format!("PGN {}", p.display())));
     if let Some(p) = &opts.positions {
         parts.push(format!("positions {}", p.display()));

@@ -7,7 +7,7 @@
 //! with at least one piece in hand count (an orthodox `chess` game, the control, has
 //! none), so mixing variants never dilutes the gating figures.
 
-use schess::{CastleGate, Color, Hand, HandPiece, Move, Position, Role, Square, Variant};
+use schess::{CastleGate, Color, File, Hand, HandPiece, Move, Position, Role, Square, Variant};
 use std::collections::BTreeMap;
 
 /// What left the square a piece was gated onto.
@@ -104,6 +104,17 @@ impl GateEvent {
     }
 }
 
+/// A hand piece assigned to a file (`seirawan-placement`'s opening moves, `E@d`): the
+/// choice of where a piece will enter, made before any board move.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PlacementEvent {
+    pub color: Color,
+    pub piece: HandPiece,
+    pub file: File,
+    /// Index of the move in the game (0 = first move).
+    pub ply: u32,
+}
+
 /// Everything the statistics need of one game (positions are not kept: 10,000 games fit
 /// in a few megabytes).
 #[derive(Debug, Clone, PartialEq)]
@@ -122,6 +133,9 @@ pub struct GameSummary {
     pub end_gating_rights: [bool; 2],
     /// Gates in the order they happened.
     pub gates: Vec<GateEvent>,
+    /// Placements (file assignments) in the order they happened; empty but in
+    /// `seirawan-placement`.
+    pub placements: Vec<PlacementEvent>,
 }
 
 /// Builds summaries move by move, so loaders never have to keep a whole game.
@@ -144,6 +158,7 @@ impl SummaryBuilder {
                 end_hands: hands,
                 end_gating_rights: [false; 2],
                 gates: Vec::new(),
+                placements: Vec::new(),
             },
         }
     }
@@ -152,6 +167,10 @@ impl SummaryBuilder {
     pub fn record(&mut self, pos: &Position, m: Move) {
         if let Some(e) = GateEvent::of(pos, m, self.summary.plies) {
             self.summary.gates.push(e);
+        }
+        if let Move::Place { piece, on } = m {
+            let ply = self.summary.plies;
+            self.summary.placements.push(PlacementEvent { color: pos.turn(), piece, file: on.file(), ply });
         }
         self.summary.plies += 1;
     }
@@ -208,6 +227,45 @@ impl Wdl {
     pub fn score(&self) -> Option<f64> {
         (self.n() > 0).then(|| (self.wins as f64 + 0.5 * self.draws as f64) / self.n() as f64)
     }
+    /// 95% interval of the score (normal approximation with the games' own variance,
+    /// draws included); `None` with fewer than two games.
+    pub fn score_interval(&self) -> Option<(f64, f64)> {
+        let n = self.n() as f64;
+        let mean = self.score().filter(|_| self.n() >= 2)?;
+        let sq = (self.wins as f64 + 0.25 * self.draws as f64) / n;
+        let sd = ((sq - mean * mean).max(0.0) * n / (n - 1.0)).sqrt();
+        let half = 1.96 * sd / n.sqrt();
+        Some(((mean - half).max(0.0), (mean + half).min(1.0)))
+    }
+    /// Share of draws with its 95% interval.
+    pub fn draw_rate(&self) -> Option<(f64, (f64, f64))> {
+        let (k, n) = (self.draws, self.n());
+        Some((ratio(k, n)?, wilson(k, n)?))
+    }
+}
+
+/// Wilson's 95% interval of a share of `k` in `n` (sound at 0 and at `n`, unlike the
+/// normal one); `None` without observations.
+pub fn wilson(k: u64, n: u64) -> Option<(f64, f64)> {
+    if n == 0 {
+        return None;
+    }
+    let (n, p, z) = (n as f64, k as f64 / n as f64, 1.96f64);
+    let centre = (p + z * z / (2.0 * n)) / (1.0 + z * z / n);
+    let half = z / (1.0 + z * z / n) * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt();
+    Some(((centre - half).max(0.0), (centre + half).min(1.0)))
+}
+
+/// Mean of `xs` with its 95% interval (normal approximation); `None` with fewer than two.
+pub fn mean_interval(xs: &[f64]) -> Option<(f64, (f64, f64))> {
+    let n = xs.len() as f64;
+    if xs.len() < 2 {
+        return None;
+    }
+    let mean = xs.iter().sum::<f64>() / n;
+    let var = xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    let half = 1.96 * (var / n).sqrt();
+    Some((mean, (mean - half, mean + half)))
 }
 
 /// One side of one game, as the statistics see it.
@@ -235,6 +293,11 @@ impl<'a> SideGame<'a> {
     }
     pub fn first_gate(&self) -> Option<&'a GateEvent> {
         self.gates().next()
+    }
+    /// The file this side assigned `p` to (`seirawan-placement`).
+    pub fn placement_of(&self, p: HandPiece) -> Option<&'a PlacementEvent> {
+        let c = self.color;
+        self.game.placements.iter().find(move |e| e.color == c && e.piece == p)
     }
     /// The piece was in hand at the start, never entered, and at the end could no longer
     /// enter (no gating square left): lost for the game rather than merely not yet used.
@@ -520,6 +583,51 @@ pub fn by_generation(games: &[GameSummary]) -> Vec<GenerationRow> {
             }
         })
         .collect()
+}
+
+/// How often one piece was placed on one file, and how that went (`seirawan-placement`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PlacementRow {
+    /// Side-games that placed this piece at all.
+    pub placed: u64,
+    /// Of those, the ones that chose this file.
+    pub chosen: u64,
+    /// Of those, the ones in which the piece then entered.
+    pub entered: u64,
+    /// The choosing side's results.
+    pub score: Wdl,
+    /// Entry move numbers of the pieces that entered.
+    pub entry_moves: Vec<u32>,
+    /// Placed first of the side's two pieces.
+    pub first: u64,
+}
+
+/// Placement choices per (piece, file), over the side-games of `sides` colour(s).
+pub fn placement_choices(side_games: &[SideGame], sides: Sides) -> BTreeMap<(HandPiece, File), PlacementRow> {
+    let mut out: BTreeMap<(HandPiece, File), PlacementRow> = BTreeMap::new();
+    for s in side_games.iter().filter(|s| sides.matches(s.color)) {
+        let first = s.game.placements.iter().find(|e| e.color == s.color).map(|e| e.piece);
+        for p in HandPiece::ALL {
+            let Some(e) = s.placement_of(p) else { continue };
+            let row = out.entry((p, e.file)).or_default();
+            row.chosen += 1;
+            row.first += u64::from(first == Some(p));
+            if let Some(score) = s.score {
+                row.score.add(score);
+            }
+            if let Some(g) = s.gate_of(p) {
+                row.entered += 1;
+                row.entry_moves.push(g.move_number);
+            }
+        }
+    }
+    for p in HandPiece::ALL {
+        let placed: u64 = out.iter().filter(|((q, _), _)| *q == p).map(|(_, r)| r.chosen).sum();
+        for ((_, _), r) in out.iter_mut().filter(|((q, _), _)| *q == p) {
+            r.placed = placed;
+        }
+    }
+    out
 }
 
 /// Per-variant overview: the control (`chess`) next to S-Chess.

@@ -32,7 +32,7 @@ fn writes_html_csv_and_svg_with_known_tables() {
     let run = run_dir();
     let out = tempfile::tempdir().unwrap();
     let opts = Options {
-        run: Some(run.path().to_path_buf()),
+        runs: vec![run.path().to_path_buf()],
         out: out.path().to_path_buf(),
         by_move: 3,
         ..Options::default()
@@ -129,7 +129,7 @@ fn probes_a_real_network_from_a_checkpoint_and_a_position_file() {
     let run = run_dir();
     let out = dir.path().join("out");
     let opts = Options {
-        run: Some(run.path().to_path_buf()),
+        runs: vec![run.path().to_path_buf()],
         positions: Some(positions),
         out: out.clone(),
         probe: ProbeOptions { value_moves: 0, ..ProbeOptions::default() },
@@ -151,4 +151,58 @@ fn probes_a_real_network_from_a_checkpoint_and_a_position_file() {
     let split = p.mean_mass();
     assert!((split.gating + split.twins + split.other - 1.0).abs() < 1e-4);
     assert!(read(&out, "value_moves.csv").lines().count() > 1);
+}
+
+/// Runs of two entry rules in one report: a comparison table with intervals and every
+/// gating table once per rule, named by it; placement games get their file table.
+#[test]
+fn variants_are_compared_and_split() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = schess::STARTING_FEN;
+    let write = |name: &str, games: Vec<selfplay::GameRecord>| {
+        let shards = dir.path().join(name).join("shards");
+        std::fs::create_dir_all(&shards).unwrap();
+        selfplay::shard::write(&shards.join("gen0000-a.shard"), &games).unwrap();
+        dir.path().join(name)
+    };
+    let seirawan = write(
+        "seirawan",
+        vec![
+            record("seirawan", s, &["b1c3e", "e7e5", "g1f3", "b8c6h"], 1, 0),
+            record("seirawan", s, &["e2e4", "e7e5", "g1f3h", "b8c6"], 0, 1),
+        ],
+    );
+    // White puts E on d and H on g, Black H on b and E on c; the queen's move from d1
+    // brings White's E in (move 4: two placement moves, then d4, then Qd3).
+    let placement = write(
+        "placement",
+        vec![
+            record("seirawan-placement", s, &["E@d", "H@b", "H@g", "E@c", "d2d4", "d7d5", "d1d3e", "c8f5e"], -1, 0),
+            record("seirawan-placement", s, &["E@d", "E@b", "H@g", "H@c", "e2e4", "e7e5"], 1, 2),
+        ],
+    );
+    let out = dir.path().join("out");
+    let opts = Options { runs: vec![seirawan, placement], out: out.clone(), ..Options::default() };
+    let outcome = gating_report(&opts, None).unwrap();
+    assert_eq!(outcome.games, 4, "{:?}", outcome.warnings);
+    let compared = read(&out, "variants_compared.csv");
+    let rows: Vec<&str> = compared.lines().collect();
+    assert!(rows[0].starts_with("variant,games of,games,white score,95% low,95% high,draw share"), "{compared}");
+    // Placement: generations 0 and 2 -> an "all" row and a newest-generation row.
+    assert!(rows.iter().any(|r| r.starts_with("seirawan-placement,generations 0..=2,2,0.5000,")), "{compared}");
+    assert!(rows.iter().any(|r| r.starts_with("seirawan-placement,generation 2 (newest),1,1.0000,")), "{compared}");
+    assert!(rows.iter().any(|r| r.starts_with("seirawan,generations 0..=1,2,0.7500,")), "{compared}");
+    for f in ["seirawan-entry", "seirawan-placement-entry", "seirawan-placement-placement_files", "seirawan-scores"] {
+        assert!(out.join(format!("{f}.csv")).exists(), "{f}.csv");
+    }
+    assert!(!out.join("seirawan-placement_files.csv").exists(), "no placement table for seirawan");
+    let files = read(&out, "seirawan-placement-placement_files.csv");
+    // White's E on d in both games: 2 of the 4 E placements, placed first both times,
+    // entered once (move 4), scored 1 win 1 loss.
+    assert!(files.contains("\nE,d,2,0.5000,1.0000,0.5000,4.00,2,1,0,1,0.5000,"), "{files}");
+    // Black's H on b once (of the 4 H placements), placed first, never entered; a win for
+    // Black, one game: no interval.
+    assert!(files.contains("\nH,b,1,0.2500,1.0000,0.0000,,1,1,0,0,1.0000,,\n"), "{files}");
+    let html = read(&out, "report.html");
+    assert!(html.contains("seirawan-placement: Placement: files chosen"), "per-variant section titles");
 }

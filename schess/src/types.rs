@@ -225,6 +225,8 @@ impl File {
     pub const F: File = File(5);
     pub const G: File = File(6);
     pub const H: File = File(7);
+    /// a to h.
+    pub const ALL: [File; 8] = [File::A, File::B, File::C, File::D, File::E, File::F, File::G, File::H];
 
     pub const fn new(index: u8) -> Option<File> {
         if index < 8 {

@@ -274,11 +274,9 @@ pub fn play_from(
     stop: &AtomicBool,
     sink: mpsc::Sender<GameRecord>,
 ) -> anyhow::Result<()> {
-    let variant = Variant::from_name(&cfg.variant)
-        .ok_or_else(|| anyhow::anyhow!("unknown variant {:?} (seirawan, seirawan-forced or chess)", cfg.variant))?;
-    if let Some(why) = models::policy_index::unsupported_variant(variant) {
-        anyhow::bail!("selfplay.variant: {why}");
-    }
+    let variant = Variant::from_name(&cfg.variant).ok_or_else(|| {
+        anyhow::anyhow!("unknown variant {:?} (seirawan, seirawan-forced, seirawan-placement or chess)", cfg.variant)
+    })?;
     let start = Position::new(variant);
     let threads = cfg.worker_threads();
     let started = AtomicUsize::new(0);

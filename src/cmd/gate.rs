@@ -49,6 +49,9 @@ pub struct GateArgs {
     /// Override gate.device (auto, cpu, cuda:N).
     #[arg(long)]
     device: Option<models::DeviceChoice>,
+    /// The rules of the games (default: the config's `selfplay.variant`, else seirawan).
+    #[arg(long)]
+    variant: Option<String>,
 }
 
 fn load_config(args: &GateArgs) -> Result<GateConfig> {
@@ -70,6 +73,11 @@ fn load_config(args: &GateArgs) -> Result<GateConfig> {
     }
     if let Some(d) = args.device {
         cfg.device = d;
+    }
+    if let Some(v) = &args.variant {
+        cfg.variant = schess::Variant::from_name(v).with_context(|| {
+            format!("--variant: unknown variant {v:?} (seirawan, seirawan-forced, seirawan-placement or chess)")
+        })?;
     }
     cfg.validate().map_err(|e| e.within("gate"))?;
     Ok(cfg)

@@ -11,11 +11,13 @@ use std::process::ExitCode;
 
 #[derive(Args, Debug)]
 pub struct GatingReportArgs {
-    /// Run whose self-play shards (`<run>/shards/*.shard`) to analyse: a directory (a
-    /// directory of shards works too) or s3://bucket/prefix (its shards are mirrored first).
-    #[arg(long)]
-    run: Option<runstore::RunAddress>,
-    /// Local directory of an S3 run (default: under ~/.cache/szero/mirrors).
+    /// Runs whose self-play shards (`<run>/shards/*.shard`) to analyse: directories (a
+    /// directory of shards works too) or s3://bucket/prefix (its shards are mirrored
+    /// first). Runs of different variants are compared side by side.
+    #[arg(long, num_args = 1..)]
+    run: Vec<runstore::RunAddress>,
+    /// Local directory of an S3 run (default: under ~/.cache/szero/mirrors; only with a
+    /// single --run).
     #[arg(long)]
     mirror: Option<PathBuf>,
     /// PGN files to analyse (with or instead of --run); `[Variant]`, `[FEN]` and `[Result]`
@@ -52,18 +54,21 @@ pub struct GatingReportArgs {
 }
 
 pub fn run(args: GatingReportArgs) -> Result<ExitCode> {
-    let run = match args.run {
-        None => None,
-        Some(runstore::RunAddress::Local(dir)) => Some(dir),
-        Some(address) => {
-            let run = crate::cmd::run::open_run("szero gating-report", &address, args.mirror.as_deref())?;
-            let fetched = run.pull(&run.layout().shards())?;
-            eprintln!("szero gating-report: {fetched} new file(s) of {address}/shards mirrored");
-            Some(run.layout().root().to_path_buf())
-        }
-    };
+    anyhow::ensure!(args.mirror.is_none() || args.run.len() <= 1, "--mirror names the directory of a single --run");
+    let mut runs = Vec::new();
+    for address in args.run {
+        runs.push(match address {
+            runstore::RunAddress::Local(dir) => dir,
+            address => {
+                let run = crate::cmd::run::open_run("szero gating-report", &address, args.mirror.as_deref())?;
+                let fetched = run.pull(&run.layout().shards())?;
+                eprintln!("szero gating-report: {fetched} new file(s) of {address}/shards mirrored");
+                run.layout().root().to_path_buf()
+            }
+        });
+    }
     let opts = research::Options {
-        run,
+        runs,
         pgn: args.pgn,
         positions: args.positions,
         out: args.out,
@@ -75,6 +80,7 @@ pub fn run(args: GatingReportArgs) -> Result<ExitCode> {
         },
         seed: args.seed,
         title: args.title,
+        facts: Vec::new(),
     };
     let network = match &args.model {
         Some(path) => {

@@ -58,7 +58,7 @@ pub struct MatchArgs {
     /// Seeds openings and the players' random choices.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Rules: seirawan, seirawan-placement, seirawan-forced or chess (networks: all but placement).
+    /// Rules: seirawan, seirawan-placement, seirawan-forced or chess.
     #[arg(long, default_value = "seirawan")]
     variant: String,
     /// Adjudicate a draw after this many plies from the opening (0: never).
@@ -109,13 +109,6 @@ pub fn run(args: MatchArgs) -> Result<ExitCode> {
     };
     let first = PlayerFactory::new(args.p1.clone()).context("player 1")?;
     let mut second = PlayerFactory::new(args.p2.clone()).context("player 2")?;
-    if let Some(why) = models::policy_index::unsupported_variant(variant) {
-        for (n, f) in [(1, &first), (2, &second)] {
-            if let Some(model) = f.spec().model() {
-                anyhow::bail!("player {n} ({}): {why}", model.display());
-            }
-        }
-    }
     if second.name() == first.name() {
         let name = format!("{}-b", second.name());
         second = second.with_name(name);

@@ -11,6 +11,8 @@ pub mod matches;
 pub mod perft;
 pub mod run;
 pub mod selfplay;
+pub mod study;
 pub mod train;
 pub mod uci;
+pub mod upgrade_net;
 pub mod worker;

@@ -38,10 +38,7 @@ impl Player for MctsPlayer {
         &self.name
     }
 
-    fn new_game(&mut self, variant: schess::Variant) -> Result<(), PlayerError> {
-        if let Some(why) = models::policy_index::unsupported_variant(variant) {
-            return Err(PlayerError::Internal(anyhow::anyhow!("{}: {why}", self.name)));
-        }
+    fn new_game(&mut self, _variant: schess::Variant) -> Result<(), PlayerError> {
         self.searcher.clear();
         self.last_q = None;
         Ok(())

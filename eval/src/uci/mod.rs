@@ -369,7 +369,7 @@ impl UciEngine {
         let o = &self.out;
         o.line(&format!("id name szero {}", env!("CARGO_PKG_VERSION")));
         o.line("id author the szero authors");
-        o.line("option name UCI_Variant type combo default seirawan var seirawan var seirawan-forced var chess");
+        o.line("option name UCI_Variant type combo default seirawan var seirawan var seirawan-forced var seirawan-placement var chess");
         o.line("option name Threads type spin default 1 min 1 max 256");
         o.line("option name Hash type spin default 512 min 1 max 1048576");
         o.line("option name Move Overhead type spin default 100 min 0 max 10000");
@@ -400,16 +400,16 @@ impl UciEngine {
         };
         let result = match name.to_ascii_lowercase().as_str() {
             "uci_variant" => match Variant::from_name(value) {
-                Some(v) => match models::policy_index::unsupported_variant(v) {
-                    Some(why) => Err(why),
-                    None => {
-                        self.settings.variant = v;
-                        self.game = Game::new(Position::new(v));
-                        self.searcher_mut().clear();
-                        Ok(())
-                    }
-                },
-                None => Err(format!("unsupported variant '{}' (seirawan, seirawan-forced or chess)", truncate(value))),
+                Some(v) => {
+                    self.settings.variant = v;
+                    self.game = Game::new(Position::new(v));
+                    self.searcher_mut().clear();
+                    Ok(())
+                }
+                None => Err(format!(
+                    "unsupported variant '{}' (seirawan, seirawan-forced, seirawan-placement or chess)",
+                    truncate(value)
+                )),
             },
             "threads" => spin(256, 1).map(|n| {
                 self.settings.threads = n as usize;
@@ -573,7 +573,7 @@ mod tests {
             [
                 format!("id name szero {version}").as_str(),
                 "id author the szero authors",
-                "option name UCI_Variant type combo default seirawan var seirawan var seirawan-forced var chess",
+                "option name UCI_Variant type combo default seirawan var seirawan var seirawan-forced var seirawan-placement var chess",
                 "option name Threads type spin default 1 min 1 max 256",
                 "option name Hash type spin default 512 min 1 max 1048576",
                 "option name Move Overhead type spin default 100 min 0 max 10000",
@@ -602,7 +602,7 @@ mod tests {
                 ]
             ),
             [
-                "info string error: unsupported variant 'xiangqi' (seirawan, seirawan-forced or chess)",
+                "info string error: unsupported variant 'xiangqi' (seirawan, seirawan-forced, seirawan-placement or chess)",
                 "info string error: invalid value 'many' for Threads (expected 1..256)",
                 "info string error: invalid value '0' for Hash (expected 1..1048576)",
                 "info string error: no such option 'Frobnicate'",
@@ -677,6 +677,28 @@ mod tests {
         // Checkmated: no move.
         let out = session(&mut e, &buf, &["position fen R5k1/5ppp/8/8/8/8/8/6K1[] b - - 0 1", "go movetime 10"]);
         assert_eq!(out.last().unwrap(), "bestmove (none)");
+    }
+
+    /// Both alternative entry rules are played through UCI: placements are searched and
+    /// named `E@d`, and a forced entry is a gating move.
+    #[test]
+    fn alternative_entry_rules_over_uci() {
+        let (mut e, buf) = engine();
+        let out = session(
+            &mut e,
+            &buf,
+            &["setoption name UCI_Variant value seirawan-placement", "position startpos moves E@d h@b", "go nodes 32"],
+        );
+        let best = out.last().unwrap().split_whitespace().nth(1).unwrap().to_string();
+        assert!(best.starts_with("H@") && best != "H@d", "{out:?}");
+        let out = session(&mut e, &buf, &[&format!("position startpos moves E@d h@b {best} E@c b1c3"), "go nodes 16"]);
+        assert!(out.last().unwrap().starts_with("bestmove "), "{out:?}");
+        let out = session(
+            &mut e,
+            &buf,
+            &["setoption name UCI_Variant value seirawan-forced", "position startpos moves g1f3", "d"],
+        );
+        assert_eq!(out, ["info string fen rnbqkbnr/pppppppp/8/8/8/5N2/PPPPPPPP/RNBQKBHR[Eeh] b KQBCDFkqbcdfg - 1 1"]);
     }
 
     #[test]

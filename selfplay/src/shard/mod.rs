@@ -12,7 +12,7 @@
 //! ```text
 //! 0   8  magic  b"SZSHARD\0"
 //! 8   4  format version (SHARD_FORMAT_VERSION; version 1 is still read, see [`v1`])
-//! 12  4  policy index version (models::policy_index::POLICY_FORMAT_VERSION)
+//! 12  4  policy index version (models::policy_index::POLICY_FORMAT_VERSION; 1 is read too)
 //! 16  8  payload length in bytes
 //! 24  4  CRC-32 of the payload
 //! 28  4  number of games
@@ -23,7 +23,7 @@
 //! reported, never misread.
 
 use models::io::write_atomic;
-use models::policy_index::POLICY_FORMAT_VERSION;
+use models::policy_index::{POLICY_FORMAT_VERSION, READABLE_POLICY_FORMATS};
 use schess::{Color, Game, Position, Termination, Variant};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -132,7 +132,7 @@ pub enum ShardError {
     BadMagic { path: PathBuf },
     #[error("{path}: shard format version {found}, this build reads versions 1 to {expected}")]
     Version { path: PathBuf, found: u32, expected: u32 },
-    #[error("{path}: policy index version {found}, this build uses {expected}")]
+    #[error("{path}: policy index version {found}, this build reads 1 to {expected}")]
     PolicyVersion { path: PathBuf, found: u32, expected: u32 },
     #[error("{path}: truncated ({got} payload bytes of {expected})")]
     Truncated { path: PathBuf, got: usize, expected: usize },
@@ -175,7 +175,8 @@ pub fn decode(bytes: &[u8], path: &Path) -> Result<Vec<GameRecord>, ShardError> 
         return Err(ShardError::Version { path: path_buf(), found: version, expected: SHARD_FORMAT_VERSION });
     }
     let policy = u32_at(12);
-    if policy != POLICY_FORMAT_VERSION {
+    // Format 2 of the policy index only appended moves: format-1 targets mean the same.
+    if !READABLE_POLICY_FORMATS.contains(&policy) {
         return Err(ShardError::PolicyVersion { path: path_buf(), found: policy, expected: POLICY_FORMAT_VERSION });
     }
     let len = u64::from_le_bytes(bytes[16..24].try_into().expect("8 bytes")) as usize;
@@ -330,6 +331,23 @@ mod tests {
         let mut version = bytes.clone();
         version[8] = 99;
         assert!(matches!(decode(&version, p), Err(ShardError::Version { .. })));
+    }
+
+    /// Policy format 2 only appended moves: shards of format 1 are read as they are; a
+    /// format this build does not know is refused by name.
+    #[test]
+    fn policy_format_one_is_read_and_unknown_ones_refused() {
+        let bytes = encode(&[game()]).unwrap();
+        let p = Path::new("x.shard");
+        assert_eq!(u32::from_le_bytes(bytes[12..16].try_into().unwrap()), POLICY_FORMAT_VERSION);
+        let mut old = bytes.clone();
+        old[12..16].copy_from_slice(&1u32.to_le_bytes());
+        assert_eq!(decode(&old, p).unwrap(), [game()]);
+        let mut newer = bytes;
+        newer[12..16].copy_from_slice(&(POLICY_FORMAT_VERSION + 1).to_le_bytes());
+        let e = decode(&newer, p).unwrap_err();
+        assert!(matches!(e, ShardError::PolicyVersion { found: 3, .. }), "{e}");
+        assert!(e.to_string().contains("reads 1 to 2"), "{e}");
     }
 
     #[test]
