@@ -300,10 +300,13 @@ impl<'a> SideGame<'a> {
         self.game.placements.iter().find(move |e| e.color == c && e.piece == p)
     }
     /// The piece was in hand at the start, never entered, and at the end could no longer
-    /// enter (no gating square left): lost for the game rather than merely not yet used.
+    /// enter: lost for the game rather than merely not yet used. Under Seirawan's rules it
+    /// is still in hand with no gating square left; under placement it has left the hand
+    /// (its home square was captured before it could enter).
     pub fn stranded(&self, p: HandPiece) -> bool {
         let i = self.color.index();
-        self.had(p) && self.game.end_hands[i].contains(p) && !self.game.end_gating_rights[i]
+        let in_hand = self.game.end_hands[i].contains(p);
+        self.had(p) && self.gate_of(p).is_none() && (!in_hand || !self.game.end_gating_rights[i])
     }
 }
 

@@ -308,3 +308,15 @@ fn never_entered_per_game_in_the_report_table() {
          H,3,2,0.6667,1,0.3333\n"
     );
 }
+
+/// Placement: a piece whose home square is captured before it enters leaves the hand and
+/// is lost for the game (stranded), though nothing about it is left in the end position.
+#[test]
+fn a_placed_piece_lost_at_home_is_stranded() {
+    let start = Position::from_fen_variant("1r2k3/8/8/8/8/8/8/1N2K3[E@b] b B - 0 1", Variant::Placement).unwrap();
+    let game = summarize(&start, &["b8b1"], Some(-1), None).unwrap();
+    assert!(!game.end_hands[Color::White.index()].contains(E), "the capture took the piece out of the hand");
+    let sides = side_games(std::slice::from_ref(&game));
+    let e = entry(&sides, E, Sides::White);
+    assert_eq!((e.held, e.entered, e.never(), e.stranded), (1, 0, 1, 1));
+}
