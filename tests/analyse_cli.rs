@@ -74,3 +74,31 @@ fn a_pgn_position_and_bad_input() {
         assert!(err.contains(want) && !err.contains("panicked"), "{args:?}: {err}");
     }
 }
+
+/// A placement position through the network: its FEN hands name the assignments, the
+/// legal moves are the remaining placements, each with its own prior.
+#[test]
+fn a_placement_position() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = net(dir.path());
+    // White's E is on d, Black's H on b; White places its H (any file but d).
+    let fen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[E@dHeh@b] w KQBCDFGkqbcdfg - 0 2";
+    let json: serde_json::Value = serde_json::from_str(&analyse(&[
+        "--model",
+        &model,
+        "--fen",
+        fen,
+        "--variant",
+        "seirawan-placement",
+        "--top",
+        "10",
+        "--json",
+    ]))
+    .unwrap();
+    assert_eq!(json["legal_moves"], 7);
+    let moves: Vec<&str> = json["moves"].as_array().unwrap().iter().map(|m| m["uci"].as_str().unwrap()).collect();
+    assert!(moves.iter().all(|m| m.starts_with("H@") && *m != "H@d"), "{moves:?}");
+    let out = Command::new(SZERO).args(["analyse", "--model", &model, "--fen", fen]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("only in seirawan-placement"), "{err}");
+}

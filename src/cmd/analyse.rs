@@ -26,6 +26,10 @@ pub struct AnalyseArgs {
     /// The position, as FEN (S-Chess FEN with hands, e.g. `...[HEhe] w KQBCDFGkqbcdfg - 0 1`).
     #[arg(long, conflicts_with = "pgn")]
     fen: Option<String>,
+    /// The rules of the --fen position: seirawan, seirawan-forced, seirawan-placement (its
+    /// FEN hands name assignments: `[E@dH@be@bh@g]`) or chess. A PGN names its own.
+    #[arg(long, default_value = "seirawan", conflicts_with = "pgn")]
+    variant: String,
     /// A PGN file: its first game's position after --ply plies (default: the end).
     #[arg(long)]
     pgn: Option<PathBuf>,
@@ -261,7 +265,14 @@ pub fn text(a: &Analysis) -> String {
 fn game_of(args: &AnalyseArgs) -> Result<Game> {
     match (&args.fen, &args.pgn) {
         (Some(fen), None) => {
-            let pos = Position::from_fen(fen.trim()).map_err(|e| anyhow::anyhow!("--fen {fen:?}: {e}"))?;
+            let variant = schess::Variant::from_name(&args.variant).with_context(|| {
+                format!(
+                    "--variant: unknown variant {:?} (seirawan, seirawan-forced, seirawan-placement or chess)",
+                    args.variant
+                )
+            })?;
+            let pos = Position::from_fen_variant(fen.trim(), variant)
+                .map_err(|e| anyhow::anyhow!("--fen {fen:?} ({variant}): {e}"))?;
             Ok(Game::new(pos))
         }
         (None, Some(path)) => {
