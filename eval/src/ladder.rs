@@ -50,6 +50,14 @@ pub struct LadderSettings {
     pub root: RootMode,
     /// Share of a material head in the networks' value, instead of each one's own.
     pub material_mix: Option<f32>,
+    /// The rules of the games (the run's `selfplay.variant`; ladders from before the
+    /// field were all `seirawan`).
+    #[serde(default = "seirawan")]
+    pub variant: String,
+}
+
+fn seirawan() -> String {
+    Variant::Seirawan.name().into()
 }
 
 impl Default for LadderSettings {
@@ -61,6 +69,7 @@ impl Default for LadderSettings {
             max_plies: 300,
             seed: 1,
             root: RootMode::Gumbel,
+            variant: seirawan(),
             material_mix: None,
         }
     }
@@ -193,7 +202,9 @@ pub fn play_factories(
     games_in_flight: usize,
     stop: &AtomicBool,
 ) -> anyhow::Result<MatchReport> {
-    let book = OpeningBook::Random { variant: Variant::Seirawan, plies: settings.random_plies, seed: settings.seed };
+    let variant = Variant::from_name(&settings.variant)
+        .ok_or_else(|| anyhow::anyhow!("ladder settings: unknown variant {:?}", settings.variant))?;
+    let book = OpeningBook::Random { variant, plies: settings.random_plies, seed: settings.seed };
     let cfg = MatchConfig {
         games: settings.games,
         concurrency: concurrency.max(1),
@@ -250,13 +261,14 @@ impl Ladder {
     /// 95% interval).
     pub fn markdown(&self, networks: &[LadderNetwork], rungs: &[String], settings: &LadderSettings) -> String {
         let mut s = format!(
-            "Networks at {} nodes ({} root) against each rung: {} games per cell, openings of {} random plies played with both colours; \
+            "Networks at {} nodes ({} root) against each rung{}: {} games per cell, openings of {} random plies played with both colours; \
              score and pentanomial Elo of the network with its 95% interval.\n\n",
             settings.nodes,
             match settings.root {
                 RootMode::Gumbel => "Gumbel",
                 RootMode::Puct => "PUCT",
             },
+            if settings.variant == seirawan() { String::new() } else { format!(" under {}", settings.variant) },
             settings.games.div_ceil(2) * 2,
             settings.random_plies
         );
@@ -336,5 +348,16 @@ mod tests {
         let md = back.markdown(&all, &["random".into()], &settings);
         assert!(md.contains("| step-000000100 | 100 |"), "{md}");
         assert!(networks(&Run::local(run.join("nowhere")), false).is_err());
+
+        // A run of another variant plays its points under its rules; settings that differ
+        // only in the variant are another point.
+        let placement = LadderSettings { variant: Variant::Placement.name().into(), ..settings.clone() };
+        let p = play_point(&all[1], "random", &placement, 1, 2, &stop).unwrap();
+        assert_eq!(p.wdl.games(), 2);
+        assert!(back.find(&all[1], "random", &placement).is_none());
+        assert!(back.markdown(&all, &["random".into()], &placement).contains("under seirawan-placement"));
+        let bad = LadderSettings { variant: "xiangqi".into(), ..settings };
+        let e = play_point(&all[1], "random", &bad, 1, 2, &stop).unwrap_err().to_string();
+        assert!(e.contains("xiangqi"), "{e}");
     }
 }

@@ -19,7 +19,9 @@ pub struct LadderArgs {
     #[arg(long)]
     mirror: Option<PathBuf>,
     /// Reference players, as `szero match` player specs (repeatable; default: random,
-    /// greedy, mcts-material:nodes=200,root=gumbel, fairy-stockfish at depths 1 and 2).
+    /// greedy, mcts-material:nodes=200,root=gumbel, fairy-stockfish at depths 1 and 2;
+    /// without Fairy-Stockfish for the rules it does not play, seirawan-forced and
+    /// seirawan-placement).
     #[arg(long = "rung")]
     rungs: Vec<String>,
     /// Games per point (rounded up to pairs: each opening is played with both colours).
@@ -52,6 +54,9 @@ pub struct LadderArgs {
     /// Share of a material head in the networks' value, instead of each network's own.
     #[arg(long)]
     mix: Option<f32>,
+    /// The rules of the games (default: the run's `selfplay.variant`).
+    #[arg(long)]
+    variant: Option<String>,
     /// Worker threads.
     #[arg(long, default_value_t = 2)]
     concurrency: usize,
@@ -67,8 +72,20 @@ pub fn run(args: LadderArgs) -> Result<ExitCode> {
     if let Some(mix) = args.mix {
         anyhow::ensure!((0.0..=1.0).contains(&mix), "--mix must be in [0, 1], got {mix}");
     }
-    let rungs: Vec<String> =
-        if args.rungs.is_empty() { DEFAULT_RUNGS.iter().map(|s| s.to_string()).collect() } else { args.rungs.clone() };
+    let run = crate::cmd::run::open_run("szero ladder", &args.run, args.mirror.as_deref())?;
+    let variant = match &args.variant {
+        Some(v) => schess::Variant::from_name(v).with_context(|| {
+            format!("--variant: unknown variant {v:?} (seirawan, seirawan-forced, seirawan-placement or chess)")
+        })?,
+        None => run_variant(&run)?,
+    };
+    // Fairy-Stockfish plays seirawan and chess, not the two alternative entry rules.
+    let fairy_plays = matches!(variant, schess::Variant::Seirawan | schess::Variant::Chess);
+    let rungs: Vec<String> = if args.rungs.is_empty() {
+        DEFAULT_RUNGS.iter().filter(|r| fairy_plays || !r.starts_with("uci:")).map(|s| s.to_string()).collect()
+    } else {
+        args.rungs.clone()
+    };
     for r in &rungs {
         r.parse::<eval::PlayerSpec>().map_err(|e| anyhow::anyhow!("--rung {r:?}: {e}"))?;
     }
@@ -80,8 +97,8 @@ pub fn run(args: LadderArgs) -> Result<ExitCode> {
         seed: args.seed,
         root: args.root,
         material_mix: args.mix,
+        variant: variant.name().into(),
     };
-    let run = crate::cmd::run::open_run("szero ladder", &args.run, args.mirror.as_deref())?;
     let mut nets = networks(&run, args.candidates)?;
     if !args.at.is_empty() {
         let mut chosen: Vec<usize> = args
@@ -146,4 +163,15 @@ pub fn run(args: LadderArgs) -> Result<ExitCode> {
     print!("{md}");
     eprintln!("wrote {}, ladder.md and ladder.svg", json.display());
     Ok(ExitCode::SUCCESS)
+}
+
+/// The rules a run learns: its config's `selfplay.variant` (seirawan for a run without a
+/// config, as runs of `szero run` always have one).
+fn run_variant(run: &runstore::Run) -> Result<schess::Variant> {
+    let path = run.layout().config();
+    if !run.fetch(&path)? {
+        return Ok(schess::Variant::Seirawan);
+    }
+    let cfg = crate::config::RunConfig::load(&path)?;
+    Ok(cfg.gate.variant)
 }

@@ -138,7 +138,7 @@ fn write_json(path: &Path, value: &impl Serialize) -> Result<()> {
 /// Runs `variant` for what is left of `budget`; `Ok(false)` when interrupted first.
 fn run_variant(
     base: &RunConfig,
-    text: &str,
+    source: &Path,
     dir: &Path,
     variant: Variant,
     budget: Budget,
@@ -170,11 +170,9 @@ fn run_variant(
         notes.push(format!("[train] seed = {seed}"));
     }
     cfg.validate().context("the study's config")?;
-    let mut text = text.to_string();
-    text.push_str("\n# Overridden by szero study:\n");
-    for n in &notes {
-        text.push_str(&format!("#   {n}\n"));
-    }
+    // The run keeps the config it really ran with (not the shared file plus comments), so
+    // that what reads it later (`szero ladder`, a resumed worker) sees the variant.
+    let text = effective_config(&cfg, source, &notes)?;
     let run = Run::open(&RunAddress::Local(dir.to_path_buf()), None)?;
     // The pipeline sets its stop flag itself when the budget is spent; an interrupt is
     // passed on to it and told apart afterwards.
@@ -193,6 +191,16 @@ fn run_variant(
         result
     })?;
     Ok(!interrupted.load(Ordering::Relaxed))
+}
+
+/// `cfg` as TOML, headed by where it came from and what the study changed.
+fn effective_config(cfg: &RunConfig, source: &Path, notes: &[String]) -> Result<String> {
+    let mut text = format!("# szero study: {} with\n", source.display());
+    for n in notes {
+        text.push_str(&format!("#   {n}\n"));
+    }
+    text.push_str(&toml::to_string(cfg).context("writing the study's config as TOML")?);
+    Ok(text)
 }
 
 pub fn run(args: StudyArgs) -> Result<ExitCode> {
@@ -214,7 +222,7 @@ pub fn run(args: StudyArgs) -> Result<ExitCode> {
         let done = done_file(&args.out, v);
         if !args.report_only && !done.exists() {
             eprintln!("szero study: {v}: {budget} of szero run in {}", dir.display());
-            if !run_variant(&cfg, &text, &dir, v, budget, args.seed, &interrupted)? {
+            if !run_variant(&cfg, &args.config, &dir, v, budget, args.seed, &interrupted)? {
                 eprintln!("szero study: interrupted during {v}; run the same command to resume");
                 return Ok(ExitCode::from(130));
             }
@@ -276,6 +284,20 @@ pub fn run(args: StudyArgs) -> Result<ExitCode> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The config a study's run keeps reads back as the one it ran with, variant included.
+    #[test]
+    fn the_effective_config_reads_back() {
+        let path = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/configs/default.toml"));
+        let mut cfg = RunConfig::load(path).unwrap();
+        cfg.set_variant(Variant::Placement);
+        cfg.run.max_steps = 2000;
+        let text = effective_config(&cfg, path, &["[run] max_steps = 2000".into()]).unwrap();
+        assert!(text.starts_with("# szero study: "), "{text}");
+        let back = RunConfig::parse(&text).unwrap();
+        assert_eq!(back, cfg);
+        assert_eq!(back.gate.variant, Variant::Placement);
+    }
 
     #[test]
     fn variants_are_checked() {
