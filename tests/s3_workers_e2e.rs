@@ -27,8 +27,12 @@ fn s3_run() -> Option<RunAddress> {
         eprintln!("no S3 server configured (SZERO_S3_BUCKET): not run");
         return None;
     };
+    // Tests of this file run in parallel and may start in the same millisecond: a counter
+    // keeps their runs apart (they once shared one and saw each other's shards).
+    static N: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let stamp = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis();
-    Some(RunAddress::S3 { bucket, prefix: format!("e2e/workers-{}-{stamp}", std::process::id()) })
+    Some(RunAddress::S3 { bucket, prefix: format!("e2e/workers-{}-{stamp}-{n}", std::process::id()) })
 }
 
 /// Kills the worker processes a failing test leaves behind (they would play on for ever).
