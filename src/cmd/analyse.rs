@@ -265,12 +265,7 @@ pub fn text(a: &Analysis) -> String {
 fn game_of(args: &AnalyseArgs) -> Result<Game> {
     match (&args.fen, &args.pgn) {
         (Some(fen), None) => {
-            let variant = schess::Variant::from_name(&args.variant).with_context(|| {
-                format!(
-                    "--variant: unknown variant {:?} (seirawan, seirawan-forced, seirawan-placement or chess)",
-                    args.variant
-                )
-            })?;
+            let variant = crate::cmd::parse_variant("--variant", &args.variant)?;
             let pos = Position::from_fen_variant(fen.trim(), variant)
                 .map_err(|e| anyhow::anyhow!("--fen {fen:?} ({variant}): {e}"))?;
             Ok(Game::new(pos))

@@ -75,9 +75,7 @@ fn load_config(args: &GateArgs) -> Result<GateConfig> {
         cfg.device = d;
     }
     if let Some(v) = &args.variant {
-        cfg.variant = schess::Variant::from_name(v).with_context(|| {
-            format!("--variant: unknown variant {v:?} (seirawan, seirawan-forced, seirawan-placement or chess)")
-        })?;
+        cfg.variant = crate::cmd::parse_variant("--variant", v)?;
     }
     cfg.validate().map_err(|e| e.within("gate"))?;
     Ok(cfg)

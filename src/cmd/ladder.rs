@@ -74,9 +74,7 @@ pub fn run(args: LadderArgs) -> Result<ExitCode> {
     }
     let run = crate::cmd::run::open_run("szero ladder", &args.run, args.mirror.as_deref())?;
     let variant = match &args.variant {
-        Some(v) => schess::Variant::from_name(v).with_context(|| {
-            format!("--variant: unknown variant {v:?} (seirawan, seirawan-forced, seirawan-placement or chess)")
-        })?,
+        Some(v) => crate::cmd::parse_variant("--variant", v)?,
         None => run_variant(&run)?,
     };
     // Fairy-Stockfish plays seirawan and chess, not the two alternative entry rules.

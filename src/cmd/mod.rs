@@ -16,3 +16,10 @@ pub mod train;
 pub mod uci;
 pub mod upgrade_net;
 pub mod worker;
+
+/// The variant a command-line `flag` names, or an error that lists the ones there are.
+pub fn parse_variant(flag: &str, name: &str) -> anyhow::Result<schess::Variant> {
+    schess::Variant::from_name(name.trim()).ok_or_else(|| {
+        anyhow::anyhow!("{flag}: unknown variant {name:?} (seirawan, seirawan-forced, seirawan-placement or chess)")
+    })
+}

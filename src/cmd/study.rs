@@ -93,9 +93,7 @@ struct StudyFile<'a> {
 fn parse_variants(names: &[String]) -> Result<Vec<Variant>> {
     let mut out = Vec::new();
     for n in names {
-        let v = Variant::from_name(n.trim()).with_context(|| {
-            format!("--variants: unknown variant {n:?} (seirawan, seirawan-forced, seirawan-placement or chess)")
-        })?;
+        let v = crate::cmd::parse_variant("--variants", n)?;
         if out.contains(&v) {
             bail!("--variants: {v} is listed twice");
         }
