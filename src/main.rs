@@ -4,9 +4,10 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 mod cmd;
-mod config;
 mod pipeline;
 mod startup;
+// From the package's library (src/lib.rs): `crate::config::...` paths keep working.
+use szero::config;
 
 #[derive(Parser)]
 #[command(name = "szero", version, about = "Learn Seirawan chess (S-Chess) from scratch by self-play")]

@@ -2,11 +2,8 @@
 //! a config that is accepted prints back to TOML that reads as the same config.
 #![no_main]
 
-#[allow(dead_code)]
-#[path = "../../src/config.rs"]
-mod config;
-
 use libfuzzer_sys::fuzz_target;
+use szero::config;
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
