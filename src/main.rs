@@ -43,6 +43,8 @@ enum Command {
     /// Play games between two players (networks, baselines, UCI engines): Elo, pentanomial, SPRT.
     #[command(name = "match")]
     Match(cmd::matches::MatchArgs),
+    /// Score players on a test suite (EPD, one right move each): solve rate by kind of move.
+    Suite(cmd::suite::SuiteArgs),
     /// Test a candidate network against the best one; with --run, promote it if it passes.
     Gate(cmd::gate::GateArgs),
     /// A run's strength curve: its networks against fixed reference players (JSON,
@@ -96,6 +98,7 @@ fn main() -> ExitCode {
         Command::UpgradeNet(args) => cmd::upgrade_net::run(args),
         Command::Uci(args) => cmd::uci::run(args),
         Command::Match(args) => cmd::matches::run(args),
+        Command::Suite(args) => cmd::suite::run(args),
         Command::Gate(args) => cmd::gate::run(args),
         Command::Ladder(args) => cmd::ladder::run(args),
         Command::GatingReport(args) => cmd::gating_report::run(args),

@@ -25,12 +25,13 @@ use std::sync::atomic::AtomicBool;
 use std::time::SystemTime;
 
 /// The reference players of a default ladder, weakest first.
-pub const DEFAULT_RUNGS: [&str; 5] = [
+pub const DEFAULT_RUNGS: [&str; 6] = [
     "random",
     "greedy",
     "mcts-material:nodes=200,root=gumbel",
     "uci:cmd=fairy-stockfish,depth=1",
     "uci:cmd=fairy-stockfish,depth=2",
+    "uci:cmd=fairy-stockfish,depth=3",
 ];
 
 /// How every point of a ladder is played.

@@ -12,6 +12,7 @@
 //!   configured by [`config::GateConfig`].
 //! - [`ladder`]: a run's networks against fixed reference players, for its strength curve, timed by
 //!   [`clock`] (minutes of running across resumes).
+//! - [`suite`]: test positions with one right move, and how many a player solves by kind.
 //! - [`uci`]: szero as a UCI engine.
 
 pub mod clock;
@@ -21,6 +22,7 @@ pub mod gate;
 pub mod ladder;
 pub mod matches;
 pub mod players;
+pub mod suite;
 pub mod uci;
 
 pub use config::{GateConfig, GateMode};

@@ -7,17 +7,24 @@
 //!   time so that many trees can share one evaluator call.
 //! - [`searcher`]: one search under playing limits (nodes, time, depth, stop, ponder), with
 //!   tree reuse between moves.
+//! - [`alphabeta`]: the other play mode: alpha-beta with quiescence over the same
+//!   evaluators, the network at the quiet frontier evaluated in batches.
+//! - [`engine`]: one type for either mode, what the playing programs hold.
 //! - [`config`]: the search settings, and the checks every config table words its
 //!   errors with.
 //!
 //! Nothing here needs libtorch, so the search and its tests build and run without it.
 
+pub mod alphabeta;
 pub mod config;
+pub mod engine;
 pub mod evaluator;
 pub mod searcher;
 pub mod tree;
 
+pub use alphabeta::{AbConfig, AlphaBeta, LeafEval};
 pub use config::{RootMode, SearchConfig};
+pub use engine::{Engine, PlayMode};
 pub use evaluator::{Evaluation, Evaluator};
 pub use searcher::{Limits, SearchControl, SearchInfo, SearchResult, Searcher};
 pub use tree::{Leaf, RootChild, Tree};

@@ -12,6 +12,7 @@ pub mod perft;
 pub mod run;
 pub mod selfplay;
 pub mod study;
+pub mod suite;
 pub mod train;
 pub mod uci;
 pub mod upgrade_net;

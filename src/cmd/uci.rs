@@ -21,6 +21,9 @@ pub struct UciArgs {
     /// Network precision: auto (bf16 on CUDA, f32 on CPU), f32 or bf16.
     #[arg(long, default_value = "auto")]
     precision: Precision,
+    /// The search: mcts or alphabeta (also the `PlayMode` option).
+    #[arg(long)]
+    mode: Option<search::PlayMode>,
 }
 
 /// The trained network committed with the source, found where this binary was built from.
@@ -34,6 +37,9 @@ pub fn run(args: UciArgs) -> Result<ExitCode> {
     // nodes/s with the shipped network on two cores).
     models::tch::set_num_threads(engine.settings().threads as i32);
     engine.set_device(args.device, args.precision);
+    if let Some(mode) = args.mode {
+        engine.set_mode(mode);
+    }
     let shipped = PathBuf::from(SHIPPED_NETWORK);
     let model = args.model.clone().or_else(|| shipped.exists().then_some(shipped));
     if let Some(model) = &model {

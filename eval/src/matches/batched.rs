@@ -8,7 +8,7 @@
 //! does a network against a baseline (`greedy`, `random`, an engine): that side is asked
 //! for its move directly ([`Side::Direct`]) while the searches of the other games go on.
 //!
-//! Results are those of [`crate::players::mcts::MctsPlayer`] with the same settings: the same
+//! Results are those of [`crate::players::mcts::SearchPlayer`] with the same settings: the same
 //! search per move (playout count, mate-in-one shortcut, tree reuse); only the order in
 //! which positions are evaluated differs.
 
@@ -20,8 +20,8 @@ use crate::players::{Player, PlayerError, PlayerFactory, PlayerSpec};
 use schess::{Color, Game, Position};
 use search::evaluator::Evaluator;
 use search::Leaf;
-use search::SearchConfig;
 use search::Searcher;
+use search::{PlayMode, SearchConfig};
 use std::collections::HashMap;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
@@ -42,13 +42,17 @@ impl BatchedPlayer {
     /// The batched form of an MCTS player factory (`None` for other kinds of player).
     pub fn from_factory(f: &PlayerFactory) -> Option<BatchedPlayer> {
         match f.spec() {
-            PlayerSpec::Mcts(m) => Some(BatchedPlayer {
-                name: f.name().to_string(),
-                evaluator: f.evaluator()?.clone(),
-                nodes: m.nodes,
-                search: m.search.clone(),
-                reuse: m.reuse,
-            }),
+            // Only fixed-playout MCTS can share batches across games; a timed or
+            // alpha-beta player plays its games on its own.
+            PlayerSpec::Mcts(m) if m.mode == PlayMode::Mcts && m.movetime.is_none() && m.depth.is_none() => {
+                Some(BatchedPlayer {
+                    name: f.name().to_string(),
+                    evaluator: f.evaluator()?.clone(),
+                    nodes: m.nodes,
+                    search: m.search.clone(),
+                    reuse: m.reuse,
+                })
+            }
             _ => None,
         }
     }
@@ -373,7 +377,7 @@ mod tests {
     #[test]
     fn same_moves_as_the_one_at_a_time_player() {
         // Deterministic search: batching must not change a single move.
-        use crate::players::mcts::MctsPlayer;
+        use crate::players::mcts::SearchPlayer;
         use crate::players::Player;
         let book = OpeningBook::Random { variant: Variant::Seirawan, plies: 2, seed: 9 };
         let cfg = MatchConfig {
@@ -392,8 +396,8 @@ mod tests {
         )
         .unwrap();
         let g = r.games.iter().find(|g| g.first_is_white).unwrap();
-        let mut a = MctsPlayer::new("a".into(), Arc::new(UniformEvaluator), SearchConfig::default(), 24, true, 0);
-        let mut b = MctsPlayer::new("b".into(), Arc::new(UniformEvaluator), SearchConfig::default(), 40, true, 0);
+        let mut a = SearchPlayer::new("a".into(), Arc::new(UniformEvaluator), SearchConfig::default(), 24, true, 0);
+        let mut b = SearchPlayer::new("b".into(), Arc::new(UniformEvaluator), SearchConfig::default(), 40, true, 0);
         let mut game = book.get(0).game();
         for &m in &g.moves[g.opening_plies..] {
             let p: &mut dyn Player = if game.position().turn() == Color::White { &mut a } else { &mut b };

@@ -2,11 +2,12 @@
 
 use super::baseline::{GreedyPlayer, RandomPlayer};
 use super::engine::UciEnginePlayer;
-use super::mcts::MctsPlayer;
+use super::mcts::SearchPlayer;
 use super::spec::{BuiltinEvaluator, PlayerSpec};
 use super::{Player, PlayerError};
 use models::load_evaluator;
 use search::evaluator::{Evaluator, MaterialEvaluator, UniformEvaluator};
+use search::Engine;
 use std::sync::Arc;
 
 /// Makes players from a spec, loading shared resources (a network) once.
@@ -61,7 +62,8 @@ impl PlayerFactory {
             PlayerSpec::Greedy { .. } => Box::new(GreedyPlayer::new(name, seed)),
             PlayerSpec::Mcts(m) => {
                 let ev = self.evaluator.clone().expect("evaluator loaded for MCTS");
-                Box::new(MctsPlayer::new(name, ev, m.search.clone(), m.nodes, m.reuse, seed))
+                let engine = Engine::new(m.mode, ev, m.search.clone(), m.alphabeta.clone(), m.reuse, seed);
+                Box::new(SearchPlayer::with_engine(name, engine, m.limits()))
             }
             PlayerSpec::Uci(e) => Box::new(UciEnginePlayer::start(name, e.clone())?),
         })

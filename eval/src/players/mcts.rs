@@ -1,20 +1,22 @@
-//! The MCTS match player: [`search::Searcher`] at a fixed number of playouts a move.
+//! The player that searches with szero's own search ([`search::Engine`]: MCTS or
+//! alpha-beta) under fixed limits per move.
 
 use super::{Player, PlayerError};
 use schess::{Game, Move};
-use search::{Evaluator, Limits, SearchConfig, SearchControl, Searcher};
+use search::{AbConfig, Engine, Evaluator, Limits, PlayMode, SearchConfig, SearchControl};
 use std::sync::Arc;
 
-/// A match player that searches a fixed number of playouts per move.
-pub struct MctsPlayer {
+/// A match player that searches each move under the same limits (nodes, time or depth).
+pub struct SearchPlayer {
     name: String,
-    searcher: Searcher,
-    nodes: u64,
+    engine: Engine,
+    limits: Limits,
     last_q: Option<f32>,
     control: SearchControl,
 }
 
-impl MctsPlayer {
+impl SearchPlayer {
+    /// An MCTS player of `nodes` playouts a move.
     pub fn new(
         name: String,
         evaluator: Arc<dyn Evaluator>,
@@ -23,32 +25,29 @@ impl MctsPlayer {
         reuse: bool,
         seed: u64,
     ) -> Self {
-        MctsPlayer {
-            name,
-            searcher: Searcher::new(evaluator, cfg, reuse, seed),
-            nodes,
-            last_q: None,
-            control: SearchControl::default(),
-        }
+        let engine = Engine::new(PlayMode::Mcts, evaluator, cfg, AbConfig::default(), reuse, seed);
+        SearchPlayer::with_engine(name, engine, Limits::nodes(nodes))
+    }
+
+    /// A player of either mode under `limits`.
+    pub fn with_engine(name: String, engine: Engine, limits: Limits) -> Self {
+        SearchPlayer { name, engine, limits, last_q: None, control: SearchControl::default() }
     }
 }
 
-impl Player for MctsPlayer {
+impl Player for SearchPlayer {
     fn name(&self) -> &str {
         &self.name
     }
 
     fn new_game(&mut self, _variant: schess::Variant) -> Result<(), PlayerError> {
-        self.searcher.clear();
+        self.engine.clear();
         self.last_q = None;
         Ok(())
     }
 
     fn choose(&mut self, game: &Game) -> Result<Move, PlayerError> {
-        let r = self
-            .searcher
-            .search(game, &Limits::nodes(self.nodes), &self.control, &mut |_| {})
-            .map_err(PlayerError::Internal)?;
+        let r = self.engine.search(game, &self.limits, &self.control, &mut |_| {}).map_err(PlayerError::Internal)?;
         self.last_q = Some(r.info.q);
         r.best.ok_or_else(|| PlayerError::Internal(anyhow::anyhow!("no legal move in {}", game.position().fen())))
     }

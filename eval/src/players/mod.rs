@@ -14,9 +14,14 @@
 //! | `mcts:nodes=200` | MCTS with the uniform evaluator (rules only) |
 //! | `mcts-material:nodes=200` | MCTS with uniform priors and a live-material leaf value |
 //! | `mcts:model=net.safetensors,nodes=800` | MCTS with a network (`net:` is an alias) |
+//! | `ab:model=net.safetensors,movetime=1000` | alpha-beta with quiescence over a network ([`search::AlphaBeta`]) |
+//! | `ab-material:movetime=1000` | the same search over live material alone (the control) |
 //! | `uci:cmd=fairy-stockfish,depth=1` | an external UCI engine (`engine:` is an alias) |
 //!
-//! MCTS keys: `model`, `nodes` (alias `sims`), `reuse` (tree reuse, default true), `device`,
+//! Search keys (MCTS and alpha-beta): `model`, `mode` (`mcts` or `alphabeta`), `nodes`
+//! (alias `sims`), `movetime` (ms per move), `depth` (instead of `nodes`); alpha-beta's
+//! `leaf` (`net`, `net+material` or `material`: what scores its leaves) and
+//! `policy_plies` (nodes this close to the root are evaluated for move ordering); `reuse` (tree reuse, default true), `device`,
 //! `precision`, `cache` (evaluation cache entries), `mix` (share of a material head in the
 //! value, 0..1), `cpuct`, `fpu`, `root` (`puct` or `gumbel`), `name`. UCI keys: `cmd`, `arg` (repeatable), `depth`, `nodes`, `movetime`
 //! (ms), `timeout` (ms allowed beyond `movetime`, or per move for depth/node limits,

@@ -2,13 +2,14 @@
 //! player, parsed and printed back (see the table in [`crate::players`]).
 
 use models::{DeviceChoice, Precision};
-use search::SearchConfig;
+use search::{AbConfig, Limits, PlayMode, SearchConfig};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::path::PathBuf;
 use std::str::FromStr;
 
-/// MCTS player settings.
+/// Settings of a player that searches with szero's search (MCTS or alpha-beta) over a
+/// network or a builtin evaluator.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct MctsSpec {
@@ -16,8 +17,16 @@ pub struct MctsSpec {
     pub model: Option<PathBuf>,
     /// The evaluator of a search without a network.
     pub builtin: BuiltinEvaluator,
-    /// Playouts per move.
+    /// Which search plays.
+    pub mode: PlayMode,
+    /// Playouts per move (MCTS) or nodes per move (alpha-beta), unless `movetime` or
+    /// `depth` is given.
     pub nodes: u64,
+    /// Thinking time per move in milliseconds (instead of `nodes`).
+    pub movetime: Option<u64>,
+    /// Search depth per move in plies (alpha-beta; MCTS: length of the principal
+    /// variation), instead of `nodes`.
+    pub depth: Option<u32>,
     /// Keep the subtree of the moves played between searches.
     pub reuse: bool,
     pub device: DeviceChoice,
@@ -28,6 +37,8 @@ pub struct MctsSpec {
     /// setting (`mix` in spec strings).
     pub material_mix: Option<f32>,
     pub search: SearchConfig,
+    /// Alpha-beta settings (`leaf`, `policy_plies` in spec strings).
+    pub alphabeta: AbConfig,
     /// Display name (default: derived from the model file and node count).
     pub name: Option<String>,
 }
@@ -48,13 +59,17 @@ impl Default for MctsSpec {
         MctsSpec {
             model: None,
             builtin: BuiltinEvaluator::Uniform,
+            mode: PlayMode::Mcts,
             nodes: 200,
+            movetime: None,
+            depth: None,
             reuse: true,
             device: DeviceChoice::Auto,
             precision: Precision::Auto,
             cache: 200_000,
             material_mix: None,
             search: SearchConfig::default(),
+            alphabeta: AbConfig::default(),
             name: None,
         }
     }
@@ -115,7 +130,7 @@ pub enum PlayerSpec {
 /// Why a spec string was rejected.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SpecError {
-    #[error("unknown player kind `{0}` (expected random, greedy, mcts, mcts-material, net or uci)")]
+    #[error("unknown player kind `{0}` (expected random, greedy, mcts, mcts-material, net, ab, ab-material or uci)")]
     UnknownKind(String),
     #[error("`{0}` is not key=value")]
     NotKeyValue(String),
@@ -151,15 +166,27 @@ impl FromStr for PlayerSpec {
                 }
                 Ok(if kind == "random" { PlayerSpec::Random { name } } else { PlayerSpec::Greedy { name } })
             }
-            "mcts" | "net" | "mcts-material" => {
+            "mcts" | "net" | "mcts-material" | "ab" | "ab-material" => {
                 let mut m = MctsSpec::default();
-                if kind == "mcts-material" {
+                if kind.ends_with("-material") {
                     m.builtin = BuiltinEvaluator::Material;
                 }
+                if kind.starts_with("ab") {
+                    m.mode = PlayMode::Alphabeta;
+                }
+                let mut nodes_given = false;
                 for (k, v) in pairs {
                     match k.as_str() {
                         "model" => m.model = Some(PathBuf::from(v)),
-                        "nodes" | "sims" => m.nodes = parse_value(&k, &v)?,
+                        "nodes" | "sims" => {
+                            m.nodes = parse_value(&k, &v)?;
+                            nodes_given = true;
+                        }
+                        "movetime" => m.movetime = Some(parse_value(&k, &v)?),
+                        "depth" => m.depth = Some(parse_value(&k, &v)?),
+                        "mode" => m.mode = v.parse().map_err(|e: String| bad(&k, &v, &e))?,
+                        "leaf" => m.alphabeta.leaf = v.parse().map_err(|e: String| bad(&k, &v, &e))?,
+                        "policy_plies" => m.alphabeta.policy_plies = parse_value(&k, &v)?,
                         "reuse" => m.reuse = parse_value(&k, &v)?,
                         "device" => m.device = parse_value(&k, &v)?,
                         "precision" => m.precision = parse_value(&k, &v)?,
@@ -181,11 +208,17 @@ impl FromStr for PlayerSpec {
                 if kind == "net" && m.model.is_none() {
                     return Err(SpecError::Missing("`net` needs model=FILE".into()));
                 }
-                if kind == "mcts-material" && m.model.is_some() {
-                    return Err(bad("model", "", "mcts-material searches without a network"));
+                if kind.ends_with("-material") && m.model.is_some() {
+                    return Err(bad("model", "", &format!("{kind} searches without a network")));
                 }
                 if m.nodes == 0 {
                     return Err(bad("nodes", "0", "must be at least 1"));
+                }
+                if m.movetime == Some(0) || m.depth == Some(0) {
+                    return Err(bad(if m.depth == Some(0) { "depth" } else { "movetime" }, "0", "must be at least 1"));
+                }
+                if m.mode == PlayMode::Alphabeta && !nodes_given && m.movetime.is_none() && m.depth.is_none() {
+                    return Err(SpecError::Missing(format!("`{kind}` needs movetime=, depth= or nodes=")));
                 }
                 Ok(PlayerSpec::Mcts(m))
             }
@@ -248,9 +281,25 @@ impl fmt::Display for PlayerSpec {
                 name(f, n, true)
             }
             PlayerSpec::Mcts(m) => {
-                match m.builtin {
-                    BuiltinEvaluator::Material if m.model.is_none() => write!(f, "mcts-material:nodes={}", m.nodes)?,
-                    _ => write!(f, "mcts:nodes={}", m.nodes)?,
+                let material = m.builtin == BuiltinEvaluator::Material && m.model.is_none();
+                match (m.mode, material) {
+                    (PlayMode::Mcts, true) => write!(f, "mcts-material:nodes={}", m.nodes)?,
+                    (PlayMode::Mcts, false) => write!(f, "mcts:nodes={}", m.nodes)?,
+                    (PlayMode::Alphabeta, true) => write!(f, "ab-material:nodes={}", m.nodes)?,
+                    (PlayMode::Alphabeta, false) => write!(f, "ab:nodes={}", m.nodes)?,
+                }
+                if let Some(t) = m.movetime {
+                    write!(f, ",movetime={t}")?;
+                }
+                if let Some(d) = m.depth {
+                    write!(f, ",depth={d}")?;
+                }
+                let ab = AbConfig::default();
+                if m.alphabeta.leaf != ab.leaf {
+                    write!(f, ",leaf={}", m.alphabeta.leaf.name())?;
+                }
+                if m.alphabeta.policy_plies != ab.policy_plies {
+                    write!(f, ",policy_plies={}", m.alphabeta.policy_plies)?;
                 }
                 if let Some(p) = &m.model {
                     write!(f, ",model={}", p.display())?;
@@ -288,6 +337,26 @@ impl fmt::Display for PlayerSpec {
     }
 }
 
+impl MctsSpec {
+    /// The search limits of one move: `movetime` and `depth` where given, else `nodes`.
+    pub fn limits(&self) -> Limits {
+        if self.movetime.is_none() && self.depth.is_none() {
+            return Limits::nodes(self.nodes);
+        }
+        Limits { time: self.movetime.map(std::time::Duration::from_millis), depth: self.depth, ..Limits::default() }
+    }
+
+    /// The limit in a player's default name: `200` (nodes), `1000ms`, `d3`.
+    fn limit_name(&self) -> String {
+        match (self.movetime, self.depth) {
+            (Some(t), Some(d)) => format!("{t}ms-d{d}"),
+            (Some(t), None) => format!("{t}ms"),
+            (None, Some(d)) => format!("d{d}"),
+            (None, None) => self.nodes.to_string(),
+        }
+    }
+}
+
 impl PlayerSpec {
     /// The network file the player searches with, if it uses one.
     pub fn model(&self) -> Option<&std::path::Path> {
@@ -312,7 +381,11 @@ impl PlayerSpec {
                     .as_ref()
                     .and_then(|p| p.file_stem())
                     .map_or(builtin.into(), |s| s.to_string_lossy().into_owned());
-                format!("mcts-{model}-{}", m.nodes)
+                let mode = match m.mode {
+                    PlayMode::Mcts => "mcts",
+                    PlayMode::Alphabeta => "ab",
+                };
+                format!("{mode}-{model}-{}", m.limit_name())
             }),
             PlayerSpec::Uci(e) => e.name.clone().unwrap_or_else(|| {
                 let prog = std::path::Path::new(&e.command)
@@ -355,6 +428,28 @@ mod tests {
         assert_eq!(mm.display_name(), "mcts-material-200");
         assert_eq!(mm.to_string().parse::<PlayerSpec>().unwrap(), mm);
         assert_eq!(s.to_string().parse::<PlayerSpec>().unwrap(), s);
+        let ab: PlayerSpec = "ab:model=n.safetensors,movetime=1000".parse().unwrap();
+        let PlayerSpec::Mcts(m) = &ab else { panic!() };
+        assert_eq!((m.mode, m.movetime, m.depth), (PlayMode::Alphabeta, Some(1000), None));
+        assert_eq!(m.limits().time, Some(std::time::Duration::from_millis(1000)));
+        assert_eq!(m.limits().nodes, None);
+        assert_eq!(ab.display_name(), "ab-n-1000ms");
+        assert_eq!(ab.to_string().parse::<PlayerSpec>().unwrap(), ab);
+        let abm: PlayerSpec = "ab-material:depth=3".parse().unwrap();
+        assert_eq!(abm.display_name(), "ab-material-d3");
+        assert_eq!(abm.to_string().parse::<PlayerSpec>().unwrap(), abm);
+        let timed: PlayerSpec = "mcts:model=n.safetensors,movetime=500,mode=mcts".parse().unwrap();
+        assert_eq!(timed.display_name(), "mcts-n-500ms");
+        assert_eq!(timed.to_string().parse::<PlayerSpec>().unwrap(), timed);
+        let hybrid: PlayerSpec =
+            "ab:model=n.safetensors,movetime=100,leaf=net+material,policy_plies=2".parse().unwrap();
+        let PlayerSpec::Mcts(m) = &hybrid else { panic!() };
+        assert_eq!((m.alphabeta.leaf, m.alphabeta.policy_plies), (search::LeafEval::EvaluatorPlusMaterial, 2));
+        assert_eq!(hybrid.to_string().parse::<PlayerSpec>().unwrap(), hybrid);
+        let PlayerSpec::Mcts(m) = "net:model=n.safetensors,mode=alphabeta,nodes=5000".parse().unwrap() else {
+            panic!()
+        };
+        assert_eq!((m.mode, m.limits().nodes), (PlayMode::Alphabeta, Some(5000)));
     }
 
     #[test]
@@ -370,6 +465,12 @@ mod tests {
             "random:nodes=3",
             "mcts:nodes",
             "mcts-material:model=x.safetensors",
+            "ab:model=x.safetensors",
+            "ab-material:movetime=0",
+            "ab-material:depth=0",
+            "ab-material:model=x.safetensors,depth=2",
+            "mcts:mode=minimax",
+            "ab-material:depth=2,leaf=nnue",
         ] {
             assert!(bad.parse::<PlayerSpec>().is_err(), "{bad} accepted");
         }

@@ -25,7 +25,9 @@ pub fn info_line(info: &SearchInfo) -> String {
         None => format!("cp {}", q_to_cp(info.q)),
     };
     let permille = |x: f32| (x * 1000.0).round() as i32;
-    let (w, l) = (permille(info.wdl[0]), permille(info.wdl[2]));
+    let w = permille(info.wdl[0]);
+    // Rounding must not make the draw share negative (W 0.5004, L 0.4996 -> 500 1 499).
+    let l = permille(info.wdl[2]).min(1000 - w);
     let depth = info.depth.max(1);
     let mut s = format!(
         "info depth {depth} seldepth {depth} time {ms} nodes {} nps {nps} score {score} wdl {w} {} {l}",

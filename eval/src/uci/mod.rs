@@ -13,7 +13,8 @@ use models::load_evaluator;
 use models::{DeviceChoice, Precision};
 use schess::{Color, Game, Position, Variant};
 use search::evaluator::{Evaluator, UniformEvaluator};
-use search::{Limits, SearchControl, SearchResult, Searcher};
+use search::{AbConfig, Engine, LeafEval, PlayMode};
+use search::{Limits, SearchControl, SearchResult};
 use search::{RootMode, SearchConfig};
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -87,6 +88,10 @@ pub struct UciSettings {
     /// Root search: Gumbel sequential halving plans its rounds for the node limit (800
     /// playouts without one; past the plan it visits its last contenders in turn).
     pub root: RootMode,
+    /// Which search plays: MCTS or alpha-beta over the network.
+    pub mode: PlayMode,
+    /// What scores alpha-beta's leaves.
+    pub leaf: LeafEval,
     pub device: DeviceChoice,
     pub precision: Precision,
 }
@@ -100,6 +105,8 @@ impl Default for UciSettings {
             move_overhead_ms: 100,
             weights: None,
             root: RootMode::Gumbel,
+            mode: PlayMode::Mcts,
+            leaf: LeafEval::Evaluator,
             device: DeviceChoice::Auto,
             precision: Precision::Auto,
         }
@@ -221,10 +228,27 @@ fn search_config(settings: &UciSettings) -> SearchConfig {
     SearchConfig { root_mode: settings.root, ..SearchConfig::default() }
 }
 
+/// The alpha-beta settings of `settings`: half of `Hash` for its table (the rest holds
+/// its evaluations).
+fn ab_config(settings: &UciSettings) -> AbConfig {
+    let hash_mb = (settings.hash_mb / 2).max(1);
+    AbConfig {
+        hash_mb,
+        eval_cache: (hash_mb as u64 * (1 << 20) / BYTES_PER_CACHE_ENTRY) as usize,
+        leaf: settings.leaf,
+        ..AbConfig::default()
+    }
+}
+
+/// A search of the settings' mode with `evaluator`.
+fn engine_for(settings: &UciSettings, evaluator: Arc<dyn Evaluator>) -> Engine {
+    Engine::new(settings.mode, evaluator, search_config(settings), ab_config(settings), true, 0x5eed)
+}
+
 /// A search running on its thread.
 struct Running {
     control: Arc<SearchControl>,
-    handle: JoinHandle<Searcher>,
+    handle: JoinHandle<Engine>,
     /// Ends only on `stop` (`go infinite`, or a bare `go`).
     unbounded: bool,
 }
@@ -235,7 +259,7 @@ pub struct UciEngine {
     settings: UciSettings,
     game: Game,
     /// `None` while a search thread owns it.
-    searcher: Option<Searcher>,
+    searcher: Option<Engine>,
     running: Option<Running>,
 }
 
@@ -250,7 +274,7 @@ impl UciEngine {
     /// An engine writing to `out`, with the uniform evaluator until a network is set.
     pub fn new(out: Output) -> UciEngine {
         let settings = UciSettings::default();
-        let searcher = Searcher::new(Arc::new(UniformEvaluator), search_config(&settings), true, 0x5eed);
+        let searcher = engine_for(&settings, Arc::new(UniformEvaluator));
         UciEngine {
             out,
             game: Game::new(Position::new(settings.variant)),
@@ -276,6 +300,13 @@ impl UciEngine {
         &self.settings
     }
 
+    /// Chooses the search (as `setoption name PlayMode` would); the network is kept.
+    pub fn set_mode(&mut self, mode: PlayMode) {
+        self.finish_search();
+        self.settings.mode = mode;
+        self.rebuild_engine();
+    }
+
     /// Sets the device and precision used for networks loaded from now on.
     pub fn set_device(&mut self, device: DeviceChoice, precision: Precision) {
         self.settings.device = device;
@@ -290,7 +321,7 @@ impl UciEngine {
         (self.settings.hash_mb as u64 * (1 << 20) * (CACHE_SHARE - 1) / CACHE_SHARE / BYTES_PER_VISIT).max(1000)
     }
 
-    fn searcher_mut(&mut self) -> &mut Searcher {
+    fn searcher_mut(&mut self) -> &mut Engine {
         self.searcher.as_mut().expect("no search running")
     }
 
@@ -324,8 +355,14 @@ impl UciEngine {
 
     /// After a search thread panicked: a new searcher with the uniform evaluator (so the
     /// engine still plays); the error was already reported.
-    fn fresh_searcher(&self) -> Searcher {
-        Searcher::new(Arc::new(UniformEvaluator), search_config(&self.settings), true, 0x5eed)
+    fn fresh_searcher(&self) -> Engine {
+        engine_for(&self.settings, Arc::new(UniformEvaluator))
+    }
+
+    /// The engine made anew for the current settings, keeping its evaluator.
+    fn rebuild_engine(&mut self) {
+        let ev = self.searcher_mut().evaluator().clone();
+        self.searcher = Some(engine_for(&self.settings, ev));
     }
 
     /// Handles one input line.
@@ -378,6 +415,14 @@ impl UciEngine {
             "option name RootSearch type combo default {} var gumbel var puct",
             UciSettings::default().root.name()
         ));
+        o.line(&format!(
+            "option name PlayMode type combo default {} var mcts var alphabeta",
+            UciSettings::default().mode.name()
+        ));
+        o.line(&format!(
+            "option name LeafEval type combo default {} var net var net+material var material",
+            UciSettings::default().leaf.name()
+        ));
         o.line("uciok");
     }
 
@@ -415,7 +460,13 @@ impl UciEngine {
                 self.settings.threads = n as usize;
                 tch::set_num_threads(n as i32);
             }),
-            "hash" => spin(1 << 20, 1).map(|n| self.settings.hash_mb = n as usize),
+            "hash" => spin(1 << 20, 1).map(|n| {
+                self.settings.hash_mb = n as usize;
+                let cfg = ab_config(&self.settings);
+                if let Engine::Alphabeta(ab) = self.searcher_mut() {
+                    ab.set_config(cfg);
+                }
+            }),
             "move overhead" => spin(10_000, 0).map(|n| self.settings.move_overhead_ms = n),
             "weightsfile" | "evalfile" => {
                 if value.is_empty() || value == "<empty>" {
@@ -430,7 +481,20 @@ impl UciEngine {
             "rootsearch" => value.parse::<RootMode>().map(|root| {
                 self.settings.root = root;
                 let cfg = search_config(&self.settings);
-                self.searcher_mut().set_config(cfg);
+                if let Engine::Mcts(s) = self.searcher_mut() {
+                    s.set_config(cfg);
+                }
+            }),
+            "playmode" => value.parse::<PlayMode>().map(|mode| {
+                self.settings.mode = mode;
+                self.rebuild_engine();
+            }),
+            "leafeval" => value.parse::<LeafEval>().map(|leaf| {
+                self.settings.leaf = leaf;
+                let cfg = ab_config(&self.settings);
+                if let Engine::Alphabeta(ab) = self.searcher_mut() {
+                    ab.set_config(cfg);
+                }
             }),
             _ => Err(format!("no such option '{}'", truncate(name))),
         };
@@ -579,6 +643,8 @@ mod tests {
                 "option name Move Overhead type spin default 100 min 0 max 10000",
                 "option name WeightsFile type string default <empty>",
                 "option name RootSearch type combo default gumbel var gumbel var puct",
+                "option name PlayMode type combo default mcts var mcts var alphabeta",
+                "option name LeafEval type combo default net var net var net+material var material",
                 "uciok",
                 "readyok",
                 "info string error: unknown command 'xyzzy'",
@@ -677,6 +743,30 @@ mod tests {
         // Checkmated: no move.
         let out = session(&mut e, &buf, &["position fen R5k1/5ppp/8/8/8/8/8/6K1[] b - - 0 1", "go movetime 10"]);
         assert_eq!(out.last().unwrap(), "bestmove (none)");
+    }
+
+    /// `PlayMode alphabeta` searches by iterative deepening: one info line per finished
+    /// depth, then the final one and `bestmove`; mates are announced as with MCTS.
+    #[test]
+    fn alphabeta_play_mode_over_uci() {
+        let (mut e, buf) = engine();
+        let out = session(
+            &mut e,
+            &buf,
+            &["setoption name PlayMode value alphabeta", "position startpos moves e2e4", "go depth 2"],
+        );
+        assert_eq!(out.len(), 4, "{out:?}");
+        assert!(out[0].starts_with("info depth 1 ") && out[1].starts_with("info depth 2 "), "{out:?}");
+        assert!(out[2].contains(" score cp ") && out[2].contains(" pv "), "{out:?}");
+        let best = out[3].split_whitespace().nth(1).unwrap();
+        let mut g = Game::new(Position::startpos());
+        g.play_uci("e2e4").unwrap();
+        assert!(g.position().parse_uci(best).is_ok(), "{}", out[3]);
+        let out = session(&mut e, &buf, &["position fen 6k1/5ppp/8/8/8/8/8/R5K1[] w - - 0 1", "go movetime 200"]);
+        assert!(out.iter().any(|l| l.contains("score mate 1")) && out.last().unwrap() == "bestmove a1a8", "{out:?}");
+        let out = session(&mut e, &buf, &["setoption name PlayMode value minimax"]);
+        assert_eq!(out, vec!["info string error: unknown play mode 'minimax' (expected mcts or alphabeta)"]);
+        assert_eq!(e.settings().mode, PlayMode::Alphabeta);
     }
 
     /// Both alternative entry rules are played through UCI: placements are searched and

@@ -1,0 +1,147 @@
+use super::*;
+use crate::evaluator::{Evaluation, MaterialEvaluator, UniformEvaluator};
+use std::sync::atomic::AtomicU64;
+
+fn engine(ev: Arc<dyn Evaluator>) -> AlphaBeta {
+    AlphaBeta::new(ev, AbConfig { hash_mb: 4, ..AbConfig::default() })
+}
+
+fn game(fen: &str) -> Game {
+    Game::new(Position::from_fen(fen).unwrap())
+}
+
+fn search_depth(ab: &mut AlphaBeta, g: &Game, depth: u32) -> SearchResult {
+    let limits = Limits { depth: Some(depth), ..Limits::default() };
+    ab.search(g, &limits, &SearchControl::default(), &mut |_| {}).unwrap()
+}
+
+/// Counts evaluator calls and positions, forwarding to the material evaluator.
+#[derive(Default)]
+struct Counting {
+    calls: AtomicU64,
+    positions: AtomicU64,
+}
+
+impl Evaluator for Counting {
+    fn evaluate(&self, histories: &[&[Position]]) -> anyhow::Result<Vec<Evaluation>> {
+        self.calls.fetch_add(1, Ordering::Relaxed);
+        self.positions.fetch_add(histories.len() as u64, Ordering::Relaxed);
+        MaterialEvaluator.evaluate(histories)
+    }
+    fn describe(&self) -> String {
+        "counting".into()
+    }
+}
+
+#[test]
+fn takes_a_hanging_piece_and_sees_the_recapture() {
+    // Rxd5 wins a free rook; the queen on a5 is defended, so Rxa5 would lose... nothing,
+    // but the rook on d1 taking the pawn on d4 defended by e5 loses the exchange.
+    let mut ab = engine(Arc::new(MaterialEvaluator));
+    let r = search_depth(&mut ab, &game("4k3/8/8/3r4/8/8/8/3RK3[] w - - 0 1"), 1);
+    assert_eq!(r.best.unwrap().to_uci(), "d1d5");
+    assert!(r.info.q > 0.5, "{:?}", r.info);
+    // Depth 1 plus quiescence: taking a pawn defended by a pawn loses the rook.
+    let r = search_depth(&mut ab, &game("4k3/8/8/4p3/3p4/8/8/3RK3[] w - - 0 1"), 1);
+    assert_ne!(r.best.unwrap().to_uci(), "d1d4");
+}
+
+#[test]
+fn moves_an_attacked_piece_out_of_a_capture() {
+    // The knight on d5 is attacked by the c6 pawn; every non-knight move loses it.
+    let mut ab = engine(Arc::new(MaterialEvaluator));
+    let g = game("4k3/8/2p5/3N4/8/8/8/4K3[] w - - 0 1");
+    let r = search_depth(&mut ab, &g, 2);
+    let best = r.best.unwrap();
+    assert_eq!(best.from().to_string(), "d5", "{best} {:?}", r.info);
+}
+
+#[test]
+fn finds_mates_and_reports_them() {
+    let mut ab = engine(Arc::new(UniformEvaluator));
+    // Mate in one: Ra8#.
+    let r = search_depth(&mut ab, &game("6k1/5ppp/8/8/8/8/8/R5K1[] w - - 0 1"), 3);
+    assert_eq!(r.best.unwrap().to_uci(), "a1a8");
+    assert_eq!(r.info.mate, Some(1));
+    // Mate in two with a quiet first move: Rb7 Kg8 Ra8# (or Ra7 and Rb8#).
+    let g = game("7k/8/8/8/8/8/1R6/R5K1[] w - - 0 1");
+    let r = search_depth(&mut ab, &g, 4);
+    assert_eq!(r.info.mate, Some(2), "{:?}", r.info);
+    let mut g2 = g.clone();
+    g2.play(r.best.unwrap()).unwrap();
+    let reply = g2.position().legal_moves()[0];
+    g2.play(reply).unwrap();
+    let r2 = search_depth(&mut ab, &g2, 2);
+    assert_eq!(r2.info.mate, Some(1));
+    // The mated side reports being mated.
+    let mated = game("R5k1/5ppp/8/8/8/8/8/6K1[] b - - 0 1");
+    let r = search_depth(&mut ab, &mated, 2);
+    assert_eq!((r.best, r.info.mate), (None, Some(0)));
+}
+
+#[test]
+fn a_gate_is_searched_like_any_move() {
+    // White's queen is attacked by the black knight... keep it simple: from the start
+    // every move, gates included, is legal output; a search of depth 2 returns one.
+    let mut ab = engine(Arc::new(MaterialEvaluator));
+    let g = Game::new(Position::startpos());
+    let r = search_depth(&mut ab, &g, 2);
+    assert!(g.position().is_legal(r.best.unwrap()));
+    assert_eq!(r.info.depth, 2);
+    assert!(r.info.pv.len() >= 2, "{:?}", r.info.pv);
+}
+
+#[test]
+fn frontier_children_are_evaluated_in_batches() {
+    let counting = Arc::new(Counting::default());
+    let mut ab = engine(counting.clone());
+    let g = Game::new(Position::startpos());
+    search_depth(&mut ab, &g, 3);
+    let calls = counting.calls.load(Ordering::Relaxed);
+    let positions = counting.positions.load(Ordering::Relaxed);
+    // Quiescence roots whose parent could not batch them (after a check, say) come alone.
+    assert!(positions as f64 / calls as f64 >= 6.0, "{positions} positions in {calls} calls");
+}
+
+#[test]
+fn limits_and_stop() {
+    let mut ab = engine(Arc::new(MaterialEvaluator));
+    let g = Game::new(Position::startpos());
+    let t = Instant::now();
+    let limits = Limits { time: Some(Duration::from_millis(100)), ..Limits::default() };
+    let r = ab.search(&g, &limits, &SearchControl::default(), &mut |_| {}).unwrap();
+    assert!(t.elapsed() < Duration::from_millis(600), "{:?}", t.elapsed());
+    assert!(g.position().is_legal(r.best.unwrap()));
+    let r = ab.search(&g, &Limits::nodes(500), &SearchControl::default(), &mut |_| {}).unwrap();
+    assert!(r.info.nodes < 1000, "{}", r.info.nodes);
+    let control = SearchControl::default();
+    control.stop.store(true, Ordering::Relaxed);
+    let r = ab.search(&g, &Limits { infinite: true, ..Limits::default() }, &control, &mut |_| {}).unwrap();
+    assert!(g.position().is_legal(r.best.unwrap()));
+    // Infos come once per finished iteration and once at the end.
+    let mut depths = Vec::new();
+    search_depth_with(&mut ab, &g, 3, &mut |i| depths.push(i.depth));
+    assert_eq!(depths, vec![1, 2, 3, 3]);
+}
+
+fn search_depth_with(ab: &mut AlphaBeta, g: &Game, depth: u32, on_info: &mut dyn FnMut(&SearchInfo)) {
+    let limits = Limits { depth: Some(depth), ..Limits::default() };
+    ab.search(g, &limits, &SearchControl::default(), on_info).unwrap();
+}
+
+#[test]
+fn repetitions_are_found_in_the_line() {
+    let mut g = Game::new(Position::startpos());
+    let cycle = ["g1f3", "g8f6", "f3g1", "f6g8"];
+    for uci in cycle {
+        g.play_uci(uci).unwrap();
+        // The knights' first moves took the g1/g8 gating rights: no position repeats yet.
+        assert!(!repeats(g.positions()));
+    }
+    for uci in cycle {
+        g.play_uci(uci).unwrap();
+    }
+    assert!(repeats(g.positions()), "the position after the first cycle, White to move");
+    g.play_uci("e2e4").unwrap();
+    assert!(!repeats(g.positions()));
+}
