@@ -388,7 +388,7 @@ fn pv_len(tree: &Tree) -> u32 {
 }
 
 /// For searches that must not end on their own (UCI `go infinite`, pondering).
-fn wait_for_stop(limits: &Limits, control: &SearchControl) {
+pub(crate) fn wait_for_stop(limits: &Limits, control: &SearchControl) {
     while (limits.infinite || control.ponder.load(Ordering::Relaxed)) && !control.stop.load(Ordering::Relaxed) {
         std::thread::sleep(Duration::from_millis(2));
     }

@@ -34,7 +34,7 @@ pub mod score;
 mod tt;
 
 use crate::evaluator::Evaluator;
-use crate::searcher::{Limits, SearchControl, SearchInfo, SearchResult};
+use crate::searcher::{wait_for_stop, Limits, SearchControl, SearchInfo, SearchResult};
 use exchange::{immediate_gain, is_tactical, see};
 use schess::{Game, Move, Position};
 use score::{cp_from_q, from_table, is_mate, mate_moves, q_from_score, to_table, INFINITE, MATE};
@@ -774,13 +774,6 @@ fn repeats(line: &[Position]) -> bool {
     let Some((pos, earlier)) = line.split_last() else { return false };
     let window = (pos.halfmove_clock() as usize).min(earlier.len());
     (2..=window).step_by(2).any(|back| earlier[earlier.len() - back].key() == pos.key())
-}
-
-/// For searches that must not end on their own (UCI `go infinite`, pondering).
-fn wait_for_stop(limits: &Limits, control: &SearchControl) {
-    while (limits.infinite || control.ponder.load(Ordering::Relaxed)) && !control.stop.load(Ordering::Relaxed) {
-        std::thread::sleep(Duration::from_millis(2));
-    }
 }
 
 #[cfg(test)]
