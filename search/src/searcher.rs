@@ -81,6 +81,25 @@ pub struct SearchResult {
     pub info: SearchInfo,
 }
 
+impl SearchResult {
+    /// The result in a position without a legal move, for every play mode: checkmated (a
+    /// loss, mate 0) or stalemated (a draw), with no move.
+    pub fn no_legal_move(pos: &Position) -> SearchResult {
+        let checked = pos.is_check();
+        let wdl = if checked { [0.0, 0.0, 1.0] } else { [0.0, 1.0, 0.0] };
+        let info = SearchInfo {
+            depth: 0,
+            nodes: 0,
+            elapsed: Duration::ZERO,
+            wdl,
+            q: wdl[0] - wdl[2],
+            mate: checked.then_some(0),
+            pv: Vec::new(),
+        };
+        SearchResult { best: None, ponder: None, info }
+    }
+}
+
 /// An MCTS engine for one game at a time, with tree reuse between its searches.
 ///
 /// Two ways to drive it: [`Searcher::search`] runs a whole search under [`Limits`] with its
@@ -187,9 +206,7 @@ impl Searcher {
             },
         };
         self.active = Some(if legal.is_empty() {
-            let checked = pos.is_check();
-            let wdl = if checked { [0.0, 0.0, 1.0] } else { [0.0, 1.0, 0.0] };
-            Active::Decided(decided(None, wdl, checked.then_some(0), 0))
+            Active::Decided(SearchResult::no_legal_move(&pos))
         } else if let Some(&mate) = legal.iter().find(|&&m| pos.gives_checkmate(m)) {
             self.tree = None;
             Active::Decided(decided(Some(mate), [1.0, 0.0, 0.0], Some(1), 1))

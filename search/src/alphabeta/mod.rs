@@ -42,7 +42,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use tt::{Bound, Entry, Table};
 
 /// Settings of the alpha-beta search.
@@ -209,19 +209,10 @@ impl AlphaBeta {
         let legal = pos.legal_moves();
         let started = Instant::now();
         if legal.is_empty() {
-            let checked = pos.is_check();
-            let info = SearchInfo {
-                depth: 0,
-                nodes: 0,
-                elapsed: Duration::ZERO,
-                wdl: if checked { [0.0, 0.0, 1.0] } else { [0.0, 1.0, 0.0] },
-                q: if checked { -1.0 } else { 0.0 },
-                mate: checked.then_some(0),
-                pv: Vec::new(),
-            };
+            let r = SearchResult::no_legal_move(&pos);
             wait_for_stop(limits, control);
-            on_info(&info);
-            return Ok(SearchResult { best: None, ponder: None, info });
+            on_info(&r.info);
+            return Ok(r);
         }
         if self.cache.len() >= self.cfg.eval_cache {
             self.cache.clear();
@@ -244,8 +235,6 @@ impl AlphaBeta {
             clock: started,
             pondering: control.ponder.load(Ordering::Relaxed),
             nodes: 0,
-            evaluated: 0,
-            seldepth: 0,
             stopped: false,
             error: None,
             killers: vec![[None; 2]; MAX_PLY + 1],
@@ -321,9 +310,6 @@ struct Run<'a> {
     clock: Instant,
     pondering: bool,
     nodes: u64,
-    /// Positions the evaluator was asked about.
-    evaluated: u64,
-    seldepth: usize,
     stopped: bool,
     error: Option<anyhow::Error>,
     killers: Vec<[Option<Move>; 2]>,
@@ -338,9 +324,8 @@ impl Run<'_> {
     }
 
     fn push(&mut self, m: Move) {
-        let mut child = self.top().clone();
-        child.play_unchecked(m);
-        self.stack.push(child);
+        let next = child(self.top(), m);
+        self.stack.push(next);
     }
 
     fn pop(&mut self) {
@@ -423,7 +408,6 @@ impl Run<'_> {
         let refs: Vec<&[Position]> = lines.iter().map(Vec::as_slice).collect();
         match self.ev.evaluate(&refs) {
             Ok(evals) if evals.len() == refs.len() => {
-                self.evaluated += evals.len() as u64;
                 for (line, e) in lines.iter().zip(evals) {
                     let key = line.last().expect("a line ends in its position").key();
                     self.cache.insert(key, Cached { cp: cp_from_q(e.q()), priors: e.priors.into() });
@@ -579,7 +563,7 @@ impl Run<'_> {
         let mut order = self.ordered(&pos, &moves, tt_move, ply);
         if futile {
             // Only moves that change material or give check can lift a futile node.
-            order.retain(|&m| is_tactical(&pos, m) || pos.play(m).is_ok_and(|p| p.is_check()));
+            order.retain(|&m| is_tactical(&pos, m) || child(&pos, m).is_check());
             if order.is_empty() {
                 return static_eval.map_or(alpha, |e| e + FUTILITY_MARGIN);
             }
@@ -596,11 +580,7 @@ impl Run<'_> {
                 let n = if pv_node || i > 0 { order.len() - i } else { self.cfg.first_batch.max(1) };
                 let children: Vec<Position> = order[i..(i + n).min(order.len())]
                     .iter()
-                    .map(|&c| {
-                        let mut p = pos.clone();
-                        p.play_unchecked(c);
-                        p
-                    })
+                    .map(|&c| child(&pos, c))
                     .filter(|p| !p.is_check() && p.has_legal_moves())
                     .collect();
                 batched = (i + n).min(order.len());
@@ -683,7 +663,6 @@ impl Run<'_> {
     /// and only those that static exchange and delta pruning leave are evaluated at all.
     fn quiesce(&mut self, ply: usize, mut alpha: i32, beta: i32, qply: usize) -> i32 {
         self.nodes += 1;
-        self.seldepth = self.seldepth.max(ply);
         if self.poll(false) {
             return 0;
         }
@@ -728,15 +707,8 @@ impl Run<'_> {
             })
             .collect();
         candidates.sort_by_key(|&(k, _)| std::cmp::Reverse(k));
-        let children: Vec<Position> = candidates
-            .iter()
-            .map(|&(_, m)| {
-                let mut p = pos.clone();
-                p.play_unchecked(m);
-                p
-            })
-            .filter(|p| !p.is_check() && p.has_legal_moves())
-            .collect();
+        let children: Vec<Position> =
+            candidates.iter().map(|&(_, m)| child(&pos, m)).filter(|p| !p.is_check() && p.has_legal_moves()).collect();
         if self.cfg.leaf.uses_evaluator() {
             self.ensure_evaluated(&children, true);
         }
@@ -759,6 +731,13 @@ impl Run<'_> {
         }
         best
     }
+}
+
+/// The position after `m`, a legal move of `pos`.
+fn child(pos: &Position, m: Move) -> Position {
+    let mut next = pos.clone();
+    next.play_unchecked(m);
+    next
 }
 
 /// Whether the side to move has a piece besides pawns and king on the board (null-move

@@ -1,6 +1,7 @@
 use super::*;
 use crate::evaluator::{Evaluation, MaterialEvaluator, UniformEvaluator};
 use std::sync::atomic::AtomicU64;
+use std::time::Duration;
 
 fn engine(ev: Arc<dyn Evaluator>) -> AlphaBeta {
     AlphaBeta::new(ev, AbConfig { hash_mb: 4, ..AbConfig::default() })
