@@ -22,7 +22,7 @@ pub mod evaluator;
 pub mod searcher;
 pub mod tree;
 
-pub use alphabeta::{AbConfig, AlphaBeta, LeafEval};
+pub use alphabeta::{AbConfig, AlphaBeta, LeafEval, DEFAULT_ROOT_VALUE};
 pub use config::{RootMode, SearchConfig};
 pub use engine::{Engine, PlayMode};
 pub use evaluator::{Evaluation, Evaluator};

@@ -21,7 +21,9 @@
 //! Search keys (MCTS and alpha-beta): `model`, `mode` (`mcts` or `alphabeta`), `nodes`
 //! (alias `sims`), `movetime` (ms per move), `depth` (instead of `nodes`); alpha-beta's
 //! `leaf` (`net`, `net+material` or `material`: what scores its leaves) and
-//! `policy_plies` (nodes this close to the root are evaluated for move ordering); `reuse` (tree reuse, default true), `device`,
+//! `policy_plies` (nodes this close to the root are evaluated for move ordering) and
+//! `root_value` (centipawns the network's value of each root move is worth, added to its
+//! search score); `reuse` (tree reuse, default true), `device`,
 //! `precision`, `cache` (evaluation cache entries), `mix` (share of a material head in the
 //! value, 0..1), `cpuct`, `fpu`, `root` (`puct` or `gumbel`), `name`. UCI keys: `cmd`, `arg` (repeatable), `depth`, `nodes`, `movetime`
 //! (ms), `timeout` (ms allowed beyond `movetime`, or per move for depth/node limits,

@@ -37,7 +37,7 @@ pub struct MctsSpec {
     /// setting (`mix` in spec strings).
     pub material_mix: Option<f32>,
     pub search: SearchConfig,
-    /// Alpha-beta settings (`leaf`, `policy_plies` in spec strings).
+    /// Alpha-beta settings (`leaf`, `policy_plies`, `root_value` in spec strings).
     pub alphabeta: AbConfig,
     /// Display name (default: derived from the model file and node count).
     pub name: Option<String>,
@@ -174,6 +174,7 @@ impl FromStr for PlayerSpec {
                 if kind.starts_with("ab") {
                     m.mode = PlayMode::Alphabeta;
                 }
+                m.alphabeta = alphabeta_base(&kind);
                 let mut nodes_given = false;
                 for (k, v) in pairs {
                     match k.as_str() {
@@ -187,6 +188,7 @@ impl FromStr for PlayerSpec {
                         "mode" => m.mode = v.parse().map_err(|e: String| bad(&k, &v, &e))?,
                         "leaf" => m.alphabeta.leaf = v.parse().map_err(|e: String| bad(&k, &v, &e))?,
                         "policy_plies" => m.alphabeta.policy_plies = parse_value(&k, &v)?,
+                        "root_value" => m.alphabeta.root_value = parse_value(&k, &v)?,
                         "reuse" => m.reuse = parse_value(&k, &v)?,
                         "device" => m.device = parse_value(&k, &v)?,
                         "precision" => m.precision = parse_value(&k, &v)?,
@@ -252,6 +254,17 @@ impl FromStr for PlayerSpec {
     }
 }
 
+/// Alpha-beta settings a spec kind starts from: szero's play mode over a network, or for
+/// the `-material` kinds the control (material scores every leaf, nothing is added at the
+/// root), so that `ab-material:` stays the control whatever the network default becomes.
+fn alphabeta_base(kind: &str) -> AbConfig {
+    if kind.ends_with("-material") {
+        AbConfig::control()
+    } else {
+        AbConfig::default()
+    }
+}
+
 fn bad(key: &str, value: &str, reason: &str) -> SpecError {
     SpecError::BadValue { key: key.into(), value: value.into(), reason: reason.into() }
 }
@@ -294,12 +307,15 @@ impl fmt::Display for PlayerSpec {
                 if let Some(d) = m.depth {
                     write!(f, ",depth={d}")?;
                 }
-                let ab = AbConfig::default();
+                let ab = alphabeta_base(if material { "ab-material" } else { "ab" });
                 if m.alphabeta.leaf != ab.leaf {
                     write!(f, ",leaf={}", m.alphabeta.leaf.name())?;
                 }
                 if m.alphabeta.policy_plies != ab.policy_plies {
                     write!(f, ",policy_plies={}", m.alphabeta.policy_plies)?;
+                }
+                if m.alphabeta.root_value != ab.root_value {
+                    write!(f, ",root_value={}", m.alphabeta.root_value)?;
                 }
                 if let Some(p) = &m.model {
                     write!(f, ",model={}", p.display())?;
@@ -435,16 +451,25 @@ mod tests {
         assert_eq!(m.limits().nodes, None);
         assert_eq!(ab.display_name(), "ab-n-1000ms");
         assert_eq!(ab.to_string().parse::<PlayerSpec>().unwrap(), ab);
+        assert_eq!(
+            (m.alphabeta.leaf, m.alphabeta.root_value),
+            (search::LeafEval::Material, search::DEFAULT_ROOT_VALUE)
+        );
         let abm: PlayerSpec = "ab-material:depth=3".parse().unwrap();
+        let PlayerSpec::Mcts(c) = &abm else { panic!() };
+        assert_eq!(c.alphabeta, AbConfig::control());
         assert_eq!(abm.display_name(), "ab-material-d3");
         assert_eq!(abm.to_string().parse::<PlayerSpec>().unwrap(), abm);
         let timed: PlayerSpec = "mcts:model=n.safetensors,movetime=500,mode=mcts".parse().unwrap();
         assert_eq!(timed.display_name(), "mcts-n-500ms");
         assert_eq!(timed.to_string().parse::<PlayerSpec>().unwrap(), timed);
         let hybrid: PlayerSpec =
-            "ab:model=n.safetensors,movetime=100,leaf=net+material,policy_plies=2".parse().unwrap();
+            "ab:model=n.safetensors,movetime=100,leaf=net+material,policy_plies=2,root_value=0".parse().unwrap();
         let PlayerSpec::Mcts(m) = &hybrid else { panic!() };
-        assert_eq!((m.alphabeta.leaf, m.alphabeta.policy_plies), (search::LeafEval::EvaluatorPlusMaterial, 2));
+        assert_eq!(
+            (m.alphabeta.leaf, m.alphabeta.policy_plies, m.alphabeta.root_value),
+            (search::LeafEval::EvaluatorPlusMaterial, 2, 0)
+        );
         assert_eq!(hybrid.to_string().parse::<PlayerSpec>().unwrap(), hybrid);
         let PlayerSpec::Mcts(m) = "net:model=n.safetensors,mode=alphabeta,nodes=5000".parse().unwrap() else {
             panic!()

@@ -92,6 +92,9 @@ pub struct UciSettings {
     pub mode: PlayMode,
     /// What scores alpha-beta's leaves.
     pub leaf: LeafEval,
+    /// Centipawns the network's judgment of each root move is worth in alpha-beta
+    /// ([`AbConfig::root_value`]).
+    pub root_value: i32,
     pub device: DeviceChoice,
     pub precision: Precision,
 }
@@ -105,8 +108,9 @@ impl Default for UciSettings {
             move_overhead_ms: 100,
             weights: None,
             root: RootMode::Gumbel,
-            mode: PlayMode::Mcts,
-            leaf: LeafEval::Evaluator,
+            mode: PlayMode::Alphabeta,
+            leaf: AbConfig::default().leaf,
+            root_value: AbConfig::default().root_value,
             device: DeviceChoice::Auto,
             precision: Precision::Auto,
         }
@@ -119,6 +123,9 @@ const BYTES_PER_VISIT: u64 = 1_500;
 /// Share of `Hash` given to the evaluation cache (rest: tree), and bytes per entry.
 const CACHE_SHARE: u64 = 8;
 const BYTES_PER_CACHE_ENTRY: u64 = 400;
+
+/// Largest `RootValue`: ten pawns (beyond it the network would outbid any material).
+const MAX_ROOT_VALUE: i32 = 1_000;
 
 /// Parameters of a `go` command.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -236,6 +243,7 @@ fn ab_config(settings: &UciSettings) -> AbConfig {
         hash_mb,
         eval_cache: (hash_mb as u64 * (1 << 20) / BYTES_PER_CACHE_ENTRY) as usize,
         leaf: settings.leaf,
+        root_value: settings.root_value,
         ..AbConfig::default()
     }
 }
@@ -305,6 +313,14 @@ impl UciEngine {
         self.finish_search();
         self.settings.mode = mode;
         self.rebuild_engine();
+    }
+
+    /// Hands the settings' alpha-beta configuration to the alpha-beta engine, if it plays.
+    fn update_ab_config(&mut self) {
+        let cfg = ab_config(&self.settings);
+        if let Engine::Alphabeta(ab) = self.searcher_mut() {
+            ab.set_config(cfg);
+        }
     }
 
     /// Sets the device and precision used for networks loaded from now on.
@@ -423,6 +439,10 @@ impl UciEngine {
             "option name LeafEval type combo default {} var net var net+material var material",
             UciSettings::default().leaf.name()
         ));
+        o.line(&format!(
+            "option name RootValue type spin default {} min 0 max {MAX_ROOT_VALUE}",
+            UciSettings::default().root_value
+        ));
         o.line("uciok");
     }
 
@@ -462,10 +482,7 @@ impl UciEngine {
             }),
             "hash" => spin(1 << 20, 1).map(|n| {
                 self.settings.hash_mb = n as usize;
-                let cfg = ab_config(&self.settings);
-                if let Engine::Alphabeta(ab) = self.searcher_mut() {
-                    ab.set_config(cfg);
-                }
+                self.update_ab_config();
             }),
             "move overhead" => spin(10_000, 0).map(|n| self.settings.move_overhead_ms = n),
             "weightsfile" | "evalfile" => {
@@ -491,10 +508,11 @@ impl UciEngine {
             }),
             "leafeval" => value.parse::<LeafEval>().map(|leaf| {
                 self.settings.leaf = leaf;
-                let cfg = ab_config(&self.settings);
-                if let Engine::Alphabeta(ab) = self.searcher_mut() {
-                    ab.set_config(cfg);
-                }
+                self.update_ab_config();
+            }),
+            "rootvalue" => spin(MAX_ROOT_VALUE as u64, 0).map(|n| {
+                self.settings.root_value = n as i32;
+                self.update_ab_config();
             }),
             _ => Err(format!("no such option '{}'", truncate(name))),
         };
@@ -643,8 +661,9 @@ mod tests {
                 "option name Move Overhead type spin default 100 min 0 max 10000",
                 "option name WeightsFile type string default <empty>",
                 "option name RootSearch type combo default gumbel var gumbel var puct",
-                "option name PlayMode type combo default mcts var mcts var alphabeta",
-                "option name LeafEval type combo default net var net var net+material var material",
+                "option name PlayMode type combo default alphabeta var mcts var alphabeta",
+                "option name LeafEval type combo default material var net var net+material var material",
+                "option name RootValue type spin default 150 min 0 max 1000",
                 "uciok",
                 "readyok",
                 "info string error: unknown command 'xyzzy'",
@@ -717,6 +736,8 @@ mod tests {
     #[test]
     fn go_searches_and_reports() {
         let (mut e, buf) = engine();
+        // MCTS: its node limit is exact (alpha-beta's is read every few dozen nodes).
+        session(&mut e, &buf, &["setoption name PlayMode value mcts"]);
         let out = session(&mut e, &buf, &["position startpos moves e2e4", "go nodes 64"]);
         assert_eq!(out.len(), 2, "{out:?}");
         let info = &out[0];
@@ -854,7 +875,8 @@ mod tests {
     fn run_loop_reads_until_quit_or_end_of_input() {
         let (out, buf) = Output::captured();
         let mut e = UciEngine::new(out);
-        let input = b"isready\n\xff\xfe garbage\ngo nodes 20\ngo nodes 10\ngo nodes 5\n";
+        let input =
+            b"setoption name PlayMode value mcts\nisready\n\xff\xfe garbage\ngo nodes 20\ngo nodes 10\ngo nodes 5\n";
         run(std::io::Cursor::new(input.as_slice()), &mut e).unwrap();
         let out = buf.take_lines();
         // Bounded searches run to completion one after the other, even when piped, and

@@ -26,8 +26,15 @@
 //!   iteration on the network's policy orders the quiet moves of the nodes near the root;
 //!   the transposition table's move, winning captures and killers come first.
 //!
-//! With [`crate::evaluator::MaterialEvaluator`] the same search is the material-only
-//! control: whatever a network adds over it is what the network learnt.
+//! - **Root value** (the default, [`AbConfig::root_value`] with [`LeafEval::Material`]):
+//!   the tree below the root is scored by live material, as fast as the control, and
+//!   the network judges each root move once (one batch a move), worth at most a bounded
+//!   number of centipawns: it chooses among moves the search finds materially equal and
+//!   cannot buy material back. Network leaves (`LeafEval::Evaluator`) cost most of the
+//!   depth instead.
+//!
+//! [`AbConfig::control`] is the material-only control: whatever a network adds over it
+//! is what the network learnt.
 
 pub mod exchange;
 pub mod score;
@@ -64,6 +71,15 @@ pub struct AbConfig {
     /// Nodes this close to the root are evaluated for their policy priors (move ordering)
     /// even when the leaves are scored by material alone.
     pub policy_plies: usize,
+    /// Centipawns the evaluator's judgment of each root move is worth (0: none). The
+    /// positions after the root moves are evaluated in one batch, and each move's score is
+    /// its search score plus this times the expected score the evaluator gives the mover
+    /// there. With material leaves it is the network's say among moves the search finds
+    /// materially equal, bounded so that it never gives material away: the search below
+    /// the root stays as fast as the material control, and the network costs one batch a
+    /// move. Settings written before it existed read as 0, so they play as they did.
+    #[serde(default)]
+    pub root_value: i32,
 }
 
 /// What scores the positions where the search stops (stand-pat values of the quiescence
@@ -72,13 +88,13 @@ pub struct AbConfig {
 #[serde(rename_all = "kebab-case")]
 pub enum LeafEval {
     /// The evaluator's value.
-    #[default]
     Evaluator,
     /// The evaluator's value plus 100 centipawns a pawn of live material: the evaluator
     /// as a positional term over material, as a classical evaluation is.
     EvaluatorPlusMaterial,
     /// Live material alone (no evaluator call at the leaves; it still orders moves near
-    /// the root when `policy_plies` says so).
+    /// the root, and judges the root's moves by `root_value`).
+    #[default]
     Material,
 }
 
@@ -110,6 +126,12 @@ impl std::str::FromStr for LeafEval {
     }
 }
 
+/// What [`AbConfig::root_value`] is by default: measured best of 50, 150 and 400 against
+/// the material control (BENCHMARKS.md, "Alpha-beta play mode").
+pub const DEFAULT_ROOT_VALUE: i32 = 150;
+
+/// The default is szero's play mode over a network: material resolved by search, the
+/// network ordering the root's moves and judging between them ([`AbConfig::root_value`]).
 impl Default for AbConfig {
     fn default() -> Self {
         AbConfig {
@@ -117,9 +139,20 @@ impl Default for AbConfig {
             eval_cache: 400_000,
             qsearch_plies: 6,
             first_batch: 8,
-            leaf: LeafEval::Evaluator,
+            leaf: LeafEval::Material,
             policy_plies: 0,
+            root_value: DEFAULT_ROOT_VALUE,
         }
+    }
+}
+
+impl AbConfig {
+    /// The material-only control: live material scores every leaf, nothing is added at
+    /// the root. (Scoring the leaves through a material *evaluator* instead, as the first
+    /// control did, gives the same values at a fraction of the speed: that control scored
+    /// 17.5% against this one at 100 ms a move; BENCHMARKS.md.)
+    pub fn control() -> AbConfig {
+        AbConfig { leaf: LeafEval::Material, root_value: 0, ..AbConfig::default() }
     }
 }
 
@@ -240,8 +273,12 @@ impl AlphaBeta {
             killers: vec![[None; 2]; MAX_PLY + 1],
             pv: vec![Vec::new(); MAX_PLY + 1],
             root_best: None,
+            root_bias: HashMap::new(),
         };
         run.ensure_evaluated(std::slice::from_ref(&pos), false);
+        if self.cfg.root_value != 0 {
+            run.root_bias = run.root_bias(&pos, &legal);
+        }
         if let Some(e) = run.error.take() {
             return Err(e);
         }
@@ -316,6 +353,8 @@ struct Run<'a> {
     pv: Vec<Vec<Move>>,
     /// The best root move of the iteration in progress, with its score.
     root_best: Option<(Move, i32)>,
+    /// What [`AbConfig::root_value`] adds to each root move's score.
+    root_bias: HashMap<Move, i32>,
 }
 
 impl Run<'_> {
@@ -385,6 +424,20 @@ impl Run<'_> {
             mate: mate_moves(best.score),
             pv: if best.pv.is_empty() { vec![best.mv] } else { best.pv.clone() },
         }
+    }
+
+    /// [`AbConfig::root_value`] times the expected score the evaluator gives the mover
+    /// after each root move (one batch); nothing for moves that end the game.
+    fn root_bias(&mut self, pos: &Position, moves: &[Move]) -> HashMap<Move, i32> {
+        let children: Vec<(Move, Position)> =
+            moves.iter().map(|&m| (m, child(pos, m))).filter(|(_, p)| p.has_legal_moves()).collect();
+        let positions: Vec<Position> = children.iter().map(|(_, p)| p.clone()).collect();
+        self.ensure_evaluated(&positions, true);
+        let weight = self.cfg.root_value as f32;
+        children
+            .iter()
+            .filter_map(|(m, p)| self.cache.get(&p.key()).map(|c| (*m, (-weight * q_from_score(c.cp)).round() as i32)))
+            .collect()
     }
 
     /// Runs the evaluator, in one call, on those of `positions` that are not cached yet:
@@ -595,17 +648,24 @@ impl Run<'_> {
             let quiet = !tactical && !gives_check && !in_check && !self.killers[ply].contains(&Some(m));
             let reduction = if depth >= 3 && i >= 3 && quiet { 1 + i32::from(depth >= 5 && i >= 10) } else { 0 };
             let new_depth = depth - 1;
+            // A root move's bias shifts its window, so that the search below sees the
+            // bounds its own (unbiased) score must beat.
+            let bias = if ply == 0 { self.root_bias.get(&m).copied().unwrap_or(0) } else { 0 };
+            let (lo, hi) = (alpha - bias, beta - bias);
             let mut score;
             if i == 0 {
-                score = -self.negamax(new_depth, ply + 1, -beta, -alpha);
+                score = -self.negamax(new_depth, ply + 1, -hi, -lo);
             } else {
-                score = -self.negamax(new_depth - reduction, ply + 1, -alpha - 1, -alpha);
-                if score > alpha && reduction > 0 && !self.stopped {
-                    score = -self.negamax(new_depth, ply + 1, -alpha - 1, -alpha);
+                score = -self.negamax(new_depth - reduction, ply + 1, -lo - 1, -lo);
+                if score > lo && reduction > 0 && !self.stopped {
+                    score = -self.negamax(new_depth, ply + 1, -lo - 1, -lo);
                 }
-                if score > alpha && score < beta && !self.stopped {
-                    score = -self.negamax(new_depth, ply + 1, -beta, -alpha);
+                if score > lo && score < hi && !self.stopped {
+                    score = -self.negamax(new_depth, ply + 1, -hi, -lo);
                 }
+            }
+            if !is_mate(score) {
+                score += bias;
             }
             self.pop();
             if self.stopped {

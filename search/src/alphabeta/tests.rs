@@ -3,8 +3,9 @@ use crate::evaluator::{Evaluation, MaterialEvaluator, UniformEvaluator};
 use std::sync::atomic::AtomicU64;
 use std::time::Duration;
 
+/// Every leaf scored by `ev`.
 fn engine(ev: Arc<dyn Evaluator>) -> AlphaBeta {
-    AlphaBeta::new(ev, AbConfig { hash_mb: 4, ..AbConfig::default() })
+    AlphaBeta::new(ev, AbConfig { hash_mb: 4, leaf: LeafEval::Evaluator, root_value: 0, ..AbConfig::default() })
 }
 
 fn game(fen: &str) -> Game {
@@ -32,6 +33,47 @@ impl Evaluator for Counting {
     fn describe(&self) -> String {
         "counting".into()
     }
+}
+
+/// Likes one square for White's knight: the side to move scores -0.9 (Black) or +0.9
+/// (White) when it stands there, 0 otherwise, with uniform priors.
+struct LikesKnightOn(schess::Square);
+
+impl Evaluator for LikesKnightOn {
+    fn evaluate(&self, histories: &[&[Position]]) -> anyhow::Result<Vec<Evaluation>> {
+        let mut evals = UniformEvaluator.evaluate(histories)?;
+        for (h, e) in histories.iter().zip(&mut evals) {
+            let pos = h.last().expect("a history ends in its position");
+            let there = pos.piece_at(self.0).is_some_and(|p| p.role == schess::Role::Knight);
+            let q = match (there, pos.turn()) {
+                (false, _) => 0.0,
+                (true, schess::Color::White) => 0.9,
+                (true, schess::Color::Black) => -0.9,
+            };
+            e.wdl = crate::evaluator::wdl_from_q(q);
+        }
+        Ok(evals)
+    }
+    fn describe(&self) -> String {
+        "likes a knight square".into()
+    }
+}
+
+#[test]
+fn root_value_chooses_among_materially_equal_moves_and_never_pays_material() {
+    let play = |fen: &str, liked: &str, root_value: i32| {
+        let cfg = AbConfig { hash_mb: 4, root_value, ..AbConfig::default() };
+        assert_eq!(cfg.leaf, LeafEval::Material);
+        let mut ab = AlphaBeta::new(Arc::new(LikesKnightOn(schess::Square::parse(liked).unwrap())), cfg);
+        search_depth(&mut ab, &game(fen), 3).best.unwrap().to_uci()
+    };
+    // Every move keeps material level: the evaluator's favourite square decides.
+    let quiet = "4k3/8/8/8/8/8/8/4K2N[] w - - 0 1";
+    assert_eq!(play(quiet, "g3", 150), "h1g3");
+    assert_eq!(play(quiet, "f2", 150), "h1f2");
+    // On g3 the knight is taken by the h4 pawn: 150 centipawns do not buy a knight.
+    let defended = "4k3/8/8/8/7p/8/8/4K2N[] w - - 0 1";
+    assert_ne!(play(defended, "g3", 150), "h1g3");
 }
 
 #[test]
