@@ -194,7 +194,7 @@ fn ensure_best(cfg: &RunConfig, store: &Run) -> Result<()> {
 
 /// How often a self-play worker looks for a new best network: every 2 s in a directory
 /// (a file listing), every 15 s in an object store, where each look is a billed LIST
-/// request (100 workers at 2 s would make 50 a second; see the README).
+/// request (100 workers at 2 s would make 50 a second; see docs/runs.md).
 fn poll_interval(store: &Run) -> Duration {
     Duration::from_secs(if store.is_mirrored() { 15 } else { 2 })
 }

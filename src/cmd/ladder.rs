@@ -19,7 +19,7 @@ pub struct LadderArgs {
     #[arg(long)]
     mirror: Option<PathBuf>,
     /// Reference players, as `szero match` player specs (repeatable; default: random,
-    /// greedy, mcts-material:nodes=200,root=gumbel, fairy-stockfish at depths 1 and 2;
+    /// greedy, mcts-material:nodes=200,root=gumbel, fairy-stockfish at depths 1, 2 and 3;
     /// without Fairy-Stockfish for the rules it does not play, seirawan-forced and
     /// seirawan-placement).
     #[arg(long = "rung")]

@@ -15,7 +15,7 @@ pub struct RunArgs {
     #[arg(long, default_value = "configs/default.toml")]
     config: PathBuf,
     /// The run: a directory (created; an existing one is resumed) or `s3://bucket/prefix`
-    /// (endpoint and credentials from the AWS_* variables; see the README).
+    /// (endpoint and credentials from the AWS_* variables; see docs/runs.md).
     #[arg(long, default_value = "runs/default")]
     run_dir: RunAddress,
     /// Local directory of an S3 run (default: under ~/.cache/szero/mirrors).
