@@ -14,9 +14,10 @@ use std::sync::Arc;
 #[serde(rename_all = "kebab-case")]
 pub enum PlayMode {
     /// Monte Carlo tree search ([`Searcher`]), as in self-play.
-    #[default]
     Mcts,
-    /// Alpha-beta with quiescence ([`AlphaBeta`]), the network at the quiet frontier.
+    /// Alpha-beta with quiescence ([`AlphaBeta`]): szero's play mode, since MCTS over a
+    /// young network leaves pieces to tactics a shallow search sees (BENCHMARKS.md).
+    #[default]
     Alphabeta,
 }
 

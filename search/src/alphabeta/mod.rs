@@ -377,6 +377,11 @@ impl Run<'_> {
         if self.stopped {
             return true;
         }
+        // The node limit is exact (a comparison); the clock and the flags are read less often.
+        if !self.pondering && !self.limits.infinite && self.limits.nodes.is_some_and(|n| self.nodes >= n) {
+            self.stopped = true;
+            return true;
+        }
         if !force && !self.nodes.is_multiple_of(POLL_EVERY) {
             return false;
         }
@@ -649,8 +654,14 @@ impl Run<'_> {
             let reduction = if depth >= 3 && i >= 3 && quiet { 1 + i32::from(depth >= 5 && i >= 10) } else { 0 };
             let new_depth = depth - 1;
             // A root move's bias shifts its window, so that the search below sees the
-            // bounds its own (unbiased) score must beat.
-            let bias = if ply == 0 { self.root_bias.get(&m).copied().unwrap_or(0) } else { 0 };
+            // bounds its own (unbiased) score must beat. Not once a bound is a mate: no
+            // bias changes how a move compares with a mate, and a shifted mate bound is
+            // no bound at all (mate-distance pruning below would return a false mate).
+            let bias = if ply == 0 && !is_found_mate(alpha) && !is_found_mate(beta) {
+                self.root_bias.get(&m).copied().unwrap_or(0)
+            } else {
+                0
+            };
             let (lo, hi) = (alpha - bias, beta - bias);
             let mut score;
             if i == 0 {
@@ -791,6 +802,11 @@ impl Run<'_> {
         }
         best
     }
+}
+
+/// Whether a window bound is a mate score (the open bounds, ±[`INFINITE`], are not).
+fn is_found_mate(bound: i32) -> bool {
+    is_mate(bound) && bound.abs() < INFINITE
 }
 
 /// The position after `m`, a legal move of `pos`.
