@@ -20,13 +20,15 @@ Player specs (--p1, --p2), `kind[:key=value,...]`:
   mcts:nodes=200                      MCTS with the uniform evaluator (rules only)
   mcts-material:nodes=200             MCTS with uniform priors and a live-material value
   mcts:model=NET.safetensors,nodes=800[,device=cpu,root=gumbel,cpuct=1.75,reuse=false]
-  ab:model=NET.safetensors,movetime=1000   alpha-beta + quiescence over the network
-                                      (or depth=D, nodes=N); also mode=alphabeta on mcts:
-  ab-material:movetime=1000           the same search over live material (the control)
+  ab:model=NET.safetensors,movetime=1000   szero's play mode: alpha-beta + quiescence over
+                                      live material, the network judging the root's moves
+                                      (or depth=D, nodes=N; root_value=CP, leaf=net);
+                                      also mode=alphabeta on mcts:
+  ab-material:movetime=1000           the same search with no network (the control)
   uci:cmd=fairy-stockfish,depth=1     an external UCI engine; or nodes=N, movetime=MS;
                                       option.NAME=VALUE, arg=ARG, timeout=MS, init=MS
                                       (UCI_Variant is set from the game)
-Example: szero match --p1 mcts:model=best.safetensors,nodes=400 \\
+Example: szero match --p1 ab:model=best.safetensors,movetime=1000 \\
            --p2 uci:cmd=fairy-stockfish,depth=1 --games 100 --concurrency 2 --pgn out.pgn";
 
 #[derive(Args, Debug)]

@@ -21,7 +21,7 @@ pub struct UciArgs {
     /// Network precision: auto (bf16 on CUDA, f32 on CPU), f32 or bf16.
     #[arg(long, default_value = "auto")]
     precision: Precision,
-    /// The search: mcts or alphabeta (also the `PlayMode` option).
+    /// The search: alphabeta (the default) or mcts (also the `PlayMode` option).
     #[arg(long)]
     mode: Option<search::PlayMode>,
 }
