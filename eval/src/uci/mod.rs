@@ -124,6 +124,10 @@ const BYTES_PER_VISIT: u64 = 1_500;
 const CACHE_SHARE: u64 = 8;
 const BYTES_PER_CACHE_ENTRY: u64 = 400;
 
+/// Largest alpha-beta transposition table (MiB), whatever `Hash` says: more than a
+/// search of this speed fills in hours, and a table is written whole when first used.
+const MAX_TABLE_MB: usize = 4096;
+
 /// Largest `RootValue`: ten pawns (beyond it the network would outbid any material).
 const MAX_ROOT_VALUE: i32 = 1_000;
 
@@ -238,7 +242,7 @@ fn search_config(settings: &UciSettings) -> SearchConfig {
 /// The alpha-beta settings of `settings`: half of `Hash` for its table (the rest holds
 /// its evaluations).
 fn ab_config(settings: &UciSettings) -> AbConfig {
-    let hash_mb = (settings.hash_mb / 2).max(1);
+    let hash_mb = (settings.hash_mb / 2).clamp(1, MAX_TABLE_MB);
     AbConfig {
         hash_mb,
         eval_cache: (hash_mb as u64 * (1 << 20) / BYTES_PER_CACHE_ENTRY) as usize,
