@@ -174,7 +174,7 @@ impl FromStr for PlayerSpec {
                 if kind.starts_with("ab") {
                     m.mode = PlayMode::Alphabeta;
                 }
-                m.alphabeta = alphabeta_base(&kind);
+                m.alphabeta = alphabeta_base(kind.ends_with("-material"));
                 let mut nodes_given = false;
                 for (k, v) in pairs {
                     match k.as_str() {
@@ -254,11 +254,11 @@ impl FromStr for PlayerSpec {
     }
 }
 
-/// Alpha-beta settings a spec kind starts from: szero's play mode over a network, or for
-/// the `-material` kinds the control (material scores every leaf, nothing is added at the
+/// Alpha-beta settings a spec starts from: szero's play mode over a network, or for the
+/// `-material` kinds (no network) the control (material scores every leaf, nothing is added at the
 /// root), so that `ab-material:` stays the control whatever the network default becomes.
-fn alphabeta_base(kind: &str) -> AbConfig {
-    if kind.ends_with("-material") {
+fn alphabeta_base(material: bool) -> AbConfig {
+    if material {
         AbConfig::control()
     } else {
         AbConfig::default()
@@ -307,7 +307,7 @@ impl fmt::Display for PlayerSpec {
                 if let Some(d) = m.depth {
                     write!(f, ",depth={d}")?;
                 }
-                let ab = alphabeta_base(if material { "ab-material" } else { "ab" });
+                let ab = alphabeta_base(material);
                 if m.alphabeta.leaf != ab.leaf {
                     write!(f, ",leaf={}", m.alphabeta.leaf.name())?;
                 }

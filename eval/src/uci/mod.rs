@@ -740,7 +740,7 @@ mod tests {
     #[test]
     fn go_searches_and_reports() {
         let (mut e, buf) = engine();
-        // MCTS: its node limit is exact (alpha-beta's is read every few dozen nodes).
+        // MCTS: one info line and `bestmove` (alpha-beta adds one line per iteration).
         session(&mut e, &buf, &["setoption name PlayMode value mcts"]);
         let out = session(&mut e, &buf, &["position startpos moves e2e4", "go nodes 64"]);
         assert_eq!(out.len(), 2, "{out:?}");

@@ -399,9 +399,7 @@ impl Run<'_> {
         if self.limits.infinite {
             return false;
         }
-        let over_time = self.limits.time.is_some_and(|t| self.clock.elapsed() >= t);
-        let over_nodes = self.limits.nodes.is_some_and(|n| self.nodes >= n);
-        self.stopped = over_time || over_nodes;
+        self.stopped = self.limits.time.is_some_and(|t| self.clock.elapsed() >= t);
         self.stopped
     }
 
@@ -434,14 +432,14 @@ impl Run<'_> {
     /// [`AbConfig::root_value`] times the expected score the evaluator gives the mover
     /// after each root move (one batch); nothing for moves that end the game.
     fn root_bias(&mut self, pos: &Position, moves: &[Move]) -> HashMap<Move, i32> {
-        let children: Vec<(Move, Position)> =
-            moves.iter().map(|&m| (m, child(pos, m))).filter(|(_, p)| p.has_legal_moves()).collect();
-        let positions: Vec<Position> = children.iter().map(|(_, p)| p.clone()).collect();
+        let (moves, positions): (Vec<Move>, Vec<Position>) =
+            moves.iter().map(|&m| (m, child(pos, m))).filter(|(_, p)| p.has_legal_moves()).unzip();
         self.ensure_evaluated(&positions, true);
         let weight = self.cfg.root_value as f32;
-        children
-            .iter()
-            .filter_map(|(m, p)| self.cache.get(&p.key()).map(|c| (*m, (-weight * q_from_score(c.cp)).round() as i32)))
+        moves
+            .into_iter()
+            .zip(&positions)
+            .filter_map(|(m, p)| self.cache.get(&p.key()).map(|c| (m, (-weight * q_from_score(c.cp)).round() as i32)))
             .collect()
     }
 
