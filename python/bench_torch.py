@@ -5,8 +5,8 @@
         [--optimizer adamw] [--lr 0.002] [--weight-decay 0.05] [--check DIR]
 
 The network is built by szero_net.py from the file's own architecture and weights.
-Inference is timed as szero's search calls it (host planes in, host outputs back, no
-autograd); training as szero's trainer steps (forward, the same losses, backward,
+Inference is timed as szero's search calls it (host planes in, the legal moves' policy
+logits and the other heads back, no autograd); training as szero's trainer steps (forward, the same losses, backward,
 gradient clipping at norm 10, the same optimiser with decay on weights of rank >= 2
 only) on random batches of the same shapes, with bf16 autocast on CUDA when asked.
 With --check DIR, the outputs on DIR/input.f32 are compared with szero's DIR/output.f32.
@@ -43,14 +43,31 @@ def read_f32(path, shape):
         return torch.frombuffer(bytearray(f.read()), dtype=torch.float32).reshape(shape)
 
 
+# Legal moves a position in the inference benchmark (szero bench uses the same).
+LEGAL_MOVES = 40
+
+
+def infer_legal(net, x_host, index_host, device, dtype):
+    """What szero's search path does: planes up in the network's precision, the legal
+    moves' policy logits gathered on the device, those and the other heads back as fp32."""
+    with torch.inference_mode():
+        x = x_host.to(dtype).to(device)
+        outs = net(x)
+        policy = outs[0].gather(1, index_host.to(device))
+        return [policy.cpu().float()] + [o.cpu().float() for o in outs[1:]]
+
+
 def time_inference(net, planes, n, device, dtype, seconds):
     x = torch.randn(n, planes, 8, 8, generator=torch.Generator().manual_seed(n))
+    with torch.inference_mode():
+        width = net(x[:1].to(device=device, dtype=dtype))[0].shape[1]
+    index = torch.tensor([[(r * 7 + k * 53) % width for k in range(LEGAL_MOVES)] for r in range(n)])
     for _ in range(2):
-        infer(net, x, device, dtype)
+        infer_legal(net, x, index, device, dtype)
     sync(device)
     calls, t0 = 0, time.perf_counter()
     while calls < 3 or time.perf_counter() - t0 < seconds:
-        infer(net, x, device, dtype)
+        infer_legal(net, x, index, device, dtype)
         calls += 1
     return {"batch": n, "positions_per_sec": calls * n / (time.perf_counter() - t0), "calls": calls}
 

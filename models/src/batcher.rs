@@ -19,6 +19,8 @@ struct Request {
     id: u64,
     /// `[n, planes, 8, 8]`.
     input: Array4<f32>,
+    /// Policy indices of each position's legal moves.
+    legal: Vec<Vec<usize>>,
     n: usize,
 }
 
@@ -84,9 +86,10 @@ impl BatchingNetEvaluator {
 
         let rows: usize = batch.iter().map(|r| r.n).sum();
         let inputs: Vec<_> = batch.iter().map(|r| r.input.view()).collect();
+        let legal: Vec<&[usize]> = batch.iter().flat_map(|r| r.legal.iter().map(Vec::as_slice)).collect();
         let result = ndarray::concatenate(Axis(0), &inputs).map_err(|e| format!("{e}")).and_then(|input| {
             let net = self.net.lock().unwrap_or_else(|e| e.into_inner());
-            run_net(&net, &input).map(Arc::new).map_err(|e| format!("{e:#}"))
+            run_net(&net, &input, &legal).map(Arc::new).map_err(|e| format!("{e:#}"))
         });
         {
             let mut s = self.stats.lock().unwrap_or_else(|e| e.into_inner());
@@ -97,7 +100,7 @@ impl BatchingNetEvaluator {
         let mut offset = 0;
         for r in &batch {
             let entry = match &result {
-                Ok(raw) => Ok(Arc::new((slice_rows(raw, offset, r.n), r.n))),
+                Ok(raw) => Ok(Arc::new((raw.slice_rows(offset, r.n), r.n))),
                 Err(e) => Err(e.clone()),
             };
             st.done.insert(r.id, entry);
@@ -106,17 +109,6 @@ impl BatchingNetEvaluator {
         st.leader = false;
         self.cv.notify_all();
         st
-    }
-}
-
-fn slice_rows(raw: &crate::evaluator::RawOutput, start: usize, n: usize) -> crate::evaluator::RawOutput {
-    let total = raw.wdl.len() / 3;
-    let width = raw.policy.len() / total.max(1);
-    crate::evaluator::RawOutput {
-        policy: raw.policy[start * width..(start + n) * width].to_vec(),
-        wdl: raw.wdl[start * 3..(start + n) * 3].to_vec(),
-        moves_left: raw.moves_left.as_ref().map(|m| m[start..start + n].to_vec()),
-        material: raw.material.as_ref().map(|m| m[start..start + n].to_vec()),
     }
 }
 
@@ -130,7 +122,7 @@ impl Evaluator for BatchingNetEvaluator {
         let id = st.next_id;
         st.next_id += 1;
         st.pending_rows += histories.len();
-        st.pending.push(Request { id, input: prepared.input, n: histories.len() });
+        st.pending.push(Request { id, input: prepared.input, legal: prepared.legal, n: histories.len() });
         self.cv.notify_all();
         let raw = loop {
             if let Some(r) = st.done.remove(&id) {
@@ -144,7 +136,7 @@ impl Evaluator for BatchingNetEvaluator {
         };
         drop(st);
         let raw = raw.map_err(|e| anyhow::anyhow!(e))?;
-        Ok(prepared.legal.iter().enumerate().map(|(i, legal)| finish(&raw.0, i, legal, self.material_mix)).collect())
+        Ok((0..histories.len()).map(|i| finish(&raw.0, i, self.material_mix)).collect())
     }
 
     fn describe(&self) -> String {

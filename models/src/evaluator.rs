@@ -4,7 +4,7 @@
 //! Priors are a softmax over the legal moves only, in the order of
 //! [`schess::Position::legal_moves`], so search can zip them with its own move list.
 
-use search::evaluator::{masked_softmax, material_q, Evaluation, Evaluator};
+use search::evaluator::{material_q, softmax, Evaluation, Evaluator};
 
 use crate::encoding::{encode, planes};
 use crate::net::Net;
@@ -101,10 +101,38 @@ pub struct Prepared {
 
 /// Raw network outputs of a batch, on the CPU, row-major.
 pub struct RawOutput {
+    /// Each row's policy logits at its legal moves (in the order asked for), rows back to
+    /// back: the rest of the policy never leaves the network's device.
     pub policy: Vec<f32>,
+    /// Where each row's logits start in `policy`, and where the last ends (rows + 1).
+    pub policy_starts: Vec<usize>,
     pub wdl: Vec<f32>,
     pub moves_left: Option<Vec<f32>>,
     pub material: Option<Vec<f32>>,
+}
+
+impl RawOutput {
+    /// Rows in the batch.
+    pub fn rows(&self) -> usize {
+        self.wdl.len() / 3
+    }
+
+    /// Row `row`'s legal-move logits.
+    pub fn policy_row(&self, row: usize) -> &[f32] {
+        &self.policy[self.policy_starts[row]..self.policy_starts[row + 1]]
+    }
+
+    /// Rows `start..start + n` as a batch of their own.
+    pub fn slice_rows(&self, start: usize, n: usize) -> RawOutput {
+        let (from, to) = (self.policy_starts[start], self.policy_starts[start + n]);
+        RawOutput {
+            policy: self.policy[from..to].to_vec(),
+            policy_starts: self.policy_starts[start..=start + n].iter().map(|s| s - from).collect(),
+            wdl: self.wdl[start * 3..(start + n) * 3].to_vec(),
+            moves_left: self.moves_left.as_ref().map(|m| m[start..start + n].to_vec()),
+            material: self.material.as_ref().map(|m| m[start..start + n].to_vec()),
+        }
+    }
 }
 
 /// Encodes a batch (planes + legal move indices): the CPU-side half of an evaluation,
@@ -125,34 +153,59 @@ pub fn prepare(histories: &[&[Position]], history: usize) -> Prepared {
     Prepared { input, legal }
 }
 
-/// Runs `net` on encoded positions (`[positions, planes, 8, 8]`).
-pub fn run_net(net: &Net, input: &Array4<f32>) -> anyhow::Result<RawOutput> {
-    let xs = Tensor::try_from(input)?;
-    let out = net.infer(&xs)?;
+/// Runs `net` on encoded positions (`[positions, planes, 8, 8]`) whose legal moves have
+/// the policy indices `legal` (one list a row).
+///
+/// What crosses between host and device is kept small, since on a GPU the copies, not the
+/// network, bound a large batch (BENCHMARKS.md, "szero on the H200"): the planes go up
+/// already in the network's precision (the network converts them first thing, so doing it
+/// here is exact and halves a bf16 network's upload), and only the legal moves' logits
+/// come back (a position has about 40 of 2,338), gathered on the device in the network's
+/// precision and widened to fp32 here.
+pub fn run_net(net: &Net, input: &Array4<f32>, legal: &[&[usize]]) -> anyhow::Result<RawOutput> {
+    let rows = input.shape()[0];
+    anyhow::ensure!(legal.len() == rows, "{} legal-move lists for {rows} positions", legal.len());
+    let xs = Tensor::try_from(input)?.to_kind(net.kind());
+    let out = tch::no_grad(|| net.forward_t(&xs, false))?;
+    let width = legal.iter().map(|l| l.len()).max().unwrap_or(0).max(1);
+    let mut index = vec![0i64; rows * width];
+    for (row, moves) in index.chunks_mut(width).zip(legal) {
+        for (slot, &m) in row.iter_mut().zip(moves.iter()) {
+            *slot = m as i64;
+        }
+    }
+    let index = Tensor::from_slice(&index).view([rows as i64, width as i64]).to_device(out.policy.device());
     let to_vec = |t: &Tensor| -> anyhow::Result<Vec<f32>> {
-        Ok(Vec::<f32>::try_from(t.to_kind(Kind::Float).to_device(tch::Device::Cpu).flatten(0, -1))?)
+        Ok(Vec::<f32>::try_from(t.to_device(tch::Device::Cpu).to_kind(Kind::Float).flatten(0, -1))?)
     };
+    let gathered = to_vec(&tch::no_grad(|| out.policy.gather(1, &index, false)))?;
+    let mut policy = Vec::with_capacity(legal.iter().map(|l| l.len()).sum());
+    let mut policy_starts = Vec::with_capacity(rows + 1);
+    for (row, moves) in gathered.chunks(width).zip(legal) {
+        policy_starts.push(policy.len());
+        policy.extend_from_slice(&row[..moves.len()]);
+    }
+    policy_starts.push(policy.len());
     Ok(RawOutput {
-        policy: to_vec(&out.policy)?,
+        policy,
+        policy_starts,
         wdl: to_vec(&out.wdl)?,
         moves_left: out.moves_left.as_ref().map(to_vec).transpose()?,
         material: out.material.as_ref().map(to_vec).transpose()?,
     })
 }
 
-/// Turns row `row` of raw outputs into an evaluation over `legal`. With a material
-/// prediction and `material_mix` > 0, the expected score becomes
+/// Turns row `row` of raw outputs into an evaluation. With a material prediction and
+/// `material_mix` > 0, the expected score becomes
 /// `(1 - mix) * (W - L) + mix * material_q(material)`, the draw probability kept.
-pub fn finish(raw: &RawOutput, row: usize, legal: &[usize], material_mix: f32) -> Evaluation {
-    let n = raw.wdl.len() / 3;
-    let width = raw.policy.len() / n.max(1);
+pub fn finish(raw: &RawOutput, row: usize, material_mix: f32) -> Evaluation {
     let mut wdl = softmax3(&raw.wdl[row * 3..row * 3 + 3]);
     let material = raw.material.as_ref().map(|m| m[row]);
     if let Some(m) = material.filter(|_| material_mix > 0.0) {
         wdl = mix_material(wdl, m, material_mix);
     }
     Evaluation {
-        priors: masked_softmax(&raw.policy[row * width..(row + 1) * width], legal),
+        priors: softmax(raw.policy_row(row).to_vec()),
         wdl,
         moves_left: raw.moves_left.as_ref().map(|m| m[row]),
         material,
@@ -182,13 +235,14 @@ impl Evaluator for NetEvaluator {
             return Ok(Vec::new());
         }
         let prepared = prepare(histories, self.history);
+        let legal: Vec<&[usize]> = prepared.legal.iter().map(Vec::as_slice).collect();
         let raw = {
             let net = self.lock();
-            run_net(&net, &prepared.input)?
+            run_net(&net, &prepared.input, &legal)?
         };
         self.calls.fetch_add(1, Ordering::Relaxed);
         self.rows.fetch_add(histories.len() as u64, Ordering::Relaxed);
-        Ok(prepared.legal.iter().enumerate().map(|(i, legal)| finish(&raw, i, legal, self.material_mix)).collect())
+        Ok((0..histories.len()).map(|i| finish(&raw, i, self.material_mix)).collect())
     }
     fn describe(&self) -> String {
         let net = self.lock();
@@ -317,5 +371,36 @@ mod tests {
         assert_eq!(eval.len(), 2);
         let again = eval.evaluate(&batch).unwrap();
         assert_eq!(first, again);
+    }
+
+    /// The legal-move logits gathered on the device, and the planes sent in the network's
+    /// precision, give exactly what the whole policy read back as fp32 gives.
+    #[test]
+    fn run_net_equals_the_whole_policy_masked_on_the_host() {
+        let cfg = NetConfig::small(planes(1) as i64, POLICY_SIZE as i64);
+        tch::manual_seed(5);
+        let f32_net = Net::new(cfg, tch::Device::Cpu).unwrap();
+        let bf16_net = f32_net.try_clone_to(tch::Device::Cpu, crate::Precision::Bf16).unwrap();
+        let a = Position::startpos();
+        let b = a.play(a.parse_uci("e2e4").unwrap()).unwrap();
+        let hist = [a.clone(), b];
+        let batch: Vec<&[Position]> = vec![std::slice::from_ref(&a), &hist[..]];
+        let prepared = prepare(&batch, 1);
+        let legal: Vec<&[usize]> = prepared.legal.iter().map(Vec::as_slice).collect();
+        for net in [&f32_net, &bf16_net] {
+            let raw = run_net(net, &prepared.input, &legal).unwrap();
+            let whole = net.infer(&Tensor::try_from(&prepared.input).unwrap()).unwrap();
+            let width = POLICY_SIZE;
+            let policy = Vec::<f32>::try_from(whole.policy.flatten(0, -1)).unwrap();
+            let wdl = Vec::<f32>::try_from(whole.wdl.flatten(0, -1)).unwrap();
+            assert_eq!(raw.wdl, wdl);
+            for (row, moves) in legal.iter().enumerate() {
+                let expect = search::evaluator::masked_softmax(&policy[row * width..(row + 1) * width], moves);
+                assert_eq!(finish(&raw, row, 0.0).priors, expect);
+            }
+            let tail = raw.slice_rows(1, 1);
+            assert_eq!(tail.policy_row(0), raw.policy_row(1));
+            assert_eq!(tail.rows(), 1);
+        }
     }
 }

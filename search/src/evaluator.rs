@@ -187,14 +187,16 @@ impl Evaluator for MaterialEvaluator {
 
 /// Softmax of `logits` at `indices` (numerically stable).
 pub fn masked_softmax(logits: &[f32], indices: &[usize]) -> Vec<f32> {
-    if indices.is_empty() {
-        return Vec::new();
-    }
-    let max = indices.iter().map(|&i| logits[i]).fold(f32::NEG_INFINITY, f32::max);
-    let mut out: Vec<f32> = indices.iter().map(|&i| (logits[i] - max).exp()).collect();
-    let sum: f32 = out.iter().sum();
-    out.iter_mut().for_each(|p| *p /= sum);
-    out
+    softmax(indices.iter().map(|&i| logits[i]).collect())
+}
+
+/// Softmax of `logits`, in place (numerically stable).
+pub fn softmax(mut logits: Vec<f32>) -> Vec<f32> {
+    let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    logits.iter_mut().for_each(|x| *x = (*x - max).exp());
+    let sum: f32 = logits.iter().sum();
+    logits.iter_mut().for_each(|p| *p /= sum);
+    logits
 }
 
 /// How many trailing positions of `positions` a network's encoding of its last position

@@ -91,12 +91,19 @@ struct Report {
     training: Option<TrainingPoint>,
 }
 
+/// Legal moves a position in the inference benchmark (python/bench_torch.py uses the same).
+const LEGAL_MOVES: usize = 40;
+
 /// Positions/s of `net` at batch `n` through search's inference path.
 fn time_inference(net: &Net, n: usize, seconds: f64) -> Result<InferencePoint> {
     let planes = net.config().input_planes as usize;
     let xs = Tensor::randn([n as i64, planes as i64, 8, 8], (Kind::Float, tch::Device::Cpu));
     let input = ndarray::Array4::from_shape_vec((n, planes, 8, 8), Vec::<f32>::try_from(xs.flatten(0, -1))?)?;
-    let (calls, per_call) = time_calls(seconds, 2, || models::evaluator::run_net(net, &input).map(drop))?;
+    // Forty legal moves a position, spread over the policy, like a middlegame's.
+    let width = net.config().policy_size as usize;
+    let legal: Vec<Vec<usize>> = (0..n).map(|r| (0..LEGAL_MOVES).map(|k| (r * 7 + k * 53) % width).collect()).collect();
+    let legal: Vec<&[usize]> = legal.iter().map(Vec::as_slice).collect();
+    let (calls, per_call) = time_calls(seconds, 2, || models::evaluator::run_net(net, &input, &legal).map(drop))?;
     let (_, forward_per_call) = time_calls(seconds, 1, || Ok(net.infer(&xs).map(drop)?))?;
     Ok(InferencePoint {
         batch: n,
