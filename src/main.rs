@@ -50,6 +50,9 @@ enum Command {
     /// A run's strength curve: its networks against fixed reference players (JSON,
     /// Markdown table, SVG plot of Elo against training time).
     Ladder(cmd::ladder::LadderArgs),
+    /// One rating scale (Fairy-Stockfish depth 1 = 0): measure its anchors' neighbouring
+    /// pairs, or rate a player between the two anchors that bracket it, with a 95% interval.
+    Scale(cmd::scale::ScaleArgs),
     /// Gating research: when, where and what the engine gates, from a run's games or PGN
     /// (and a network's policy and value); writes an HTML report, CSV tables, SVG charts.
     GatingReport(cmd::gating_report::GatingReportArgs),
@@ -101,6 +104,7 @@ fn main() -> ExitCode {
         Command::Suite(args) => cmd::suite::run(args),
         Command::Gate(args) => cmd::gate::run(args),
         Command::Ladder(args) => cmd::ladder::run(args),
+        Command::Scale(args) => cmd::scale::run(args),
         Command::GatingReport(args) => cmd::gating_report::run(args),
         Command::Study(args) => cmd::study::run(args),
         Command::Analyse(args) => cmd::analyse::run(args),

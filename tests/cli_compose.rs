@@ -90,3 +90,43 @@ fn bench_reports_every_figure() {
     }
     assert!(report["training"]["samples_per_sec"].as_f64().unwrap() > 0.0);
 }
+
+/// `szero scale`: anchors measured once (a second call plays nothing), a player rated
+/// between them, the table shown; a scale file of other anchors is refused, not replaced.
+#[test]
+fn scale_anchors_then_rate_a_player() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("scale.json");
+    let f = file.to_str().unwrap();
+    let anchors = ["--anchor", "random", "--anchor", "mcts:nodes=8", "--anchor", "greedy"];
+    let common = ["--games", "4", "--random-plies", "4", "--max-plies", "60", "--out", f];
+    let args: Vec<&str> = ["scale", "anchors"].iter().chain(&anchors).chain(&common).copied().collect();
+    let out = szero(&args);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let scale: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(scale["pairs"].as_array().unwrap().len(), 2);
+    let table = String::from_utf8_lossy(&out.stdout).to_string();
+    assert!(table.contains("| `random` | +0 |") && table.contains("`greedy`"), "{table}");
+    // Measured pairs are kept: a second call plays no game.
+    let out = szero(&args);
+    assert!(out.status.success());
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("games, +"), "{}", String::from_utf8_lossy(&out.stderr));
+    // A player rated on it: JSON with a rating, an interval and the anchors it met.
+    let out = szero(&["scale", "rate", "--scale", f, "--player", "greedy", "--games", "4", "--start", "1", "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let r: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let (elo, lo, hi) = (r["elo"].as_f64().unwrap(), r["elo_lo"].as_f64().unwrap(), r["elo_hi"].as_f64().unwrap());
+    assert!(lo <= elo && elo <= hi, "{r}");
+    assert!(!r["against"].as_array().unwrap().is_empty());
+    let out = szero(&["scale", "show", "--scale", f]);
+    assert!(out.status.success() && String::from_utf8_lossy(&out.stdout).contains("`mcts:nodes=8`"));
+    // Other anchors into the same file: refused, and the file is untouched.
+    let before = std::fs::read(&file).unwrap();
+    let out = szero(&["scale", "anchors", "--anchor", "random", "--anchor", "greedy", "--out", f]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("other anchors"));
+    assert_eq!(std::fs::read(&file).unwrap(), before);
+    // A start that is not on the scale is named.
+    let out = szero(&["scale", "rate", "--scale", f, "--player", "greedy", "--start", "depth9"]);
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("depth9"));
+}

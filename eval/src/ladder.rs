@@ -12,7 +12,6 @@
 
 use crate::clock::RunClock;
 use crate::elo::{EloEstimate, Pentanomial, Wdl};
-use crate::matches::batched::{run_batched_match, BatchedPlayer, Side};
 use crate::matches::openings::OpeningBook;
 use crate::matches::{Adjudication, MatchConfig, MatchReport};
 use crate::players::{MctsSpec, PlayerFactory, PlayerSpec};
@@ -216,10 +215,7 @@ pub fn play_factories(
         seed: settings.seed,
         torch_threads: 1,
     };
-    let (a, b) = (BatchedPlayer::from_factory(first), BatchedPlayer::from_factory(second));
-    let p1 = a.as_ref().map_or(Side::Direct(first), Side::Search);
-    let p2 = b.as_ref().map_or(Side::Direct(second), Side::Search);
-    Ok(run_batched_match(p1, p2, &book, &cfg, games_in_flight.max(2), stop, &mut |_| {})?)
+    Ok(crate::matches::play(first, second, &book, &cfg, games_in_flight.max(2), stop, &mut |_| {})?)
 }
 
 /// A ladder's points, with the cache rule: a point is reused when its network file,

@@ -22,6 +22,7 @@ pub mod gate;
 pub mod ladder;
 pub mod matches;
 pub mod players;
+pub mod scale;
 pub mod suite;
 pub mod uci;
 

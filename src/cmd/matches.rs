@@ -4,9 +4,8 @@
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use eval::elo::SprtConfig;
-use eval::matches::batched::{run_batched_match, BatchedPlayer, Side};
 use eval::matches::openings::{load_epd, OpeningBook};
-use eval::matches::{run_match, Adjudication, MatchConfig};
+use eval::matches::{Adjudication, MatchConfig, MatchReport};
 use eval::players::{PlayerFactory, PlayerSpec};
 use indicatif::{ProgressBar, ProgressStyle};
 use schess::Variant;
@@ -97,14 +96,6 @@ fn parse_sprt(s: &str, alpha: f64, beta: f64) -> Result<SprtConfig> {
     Ok(sprt)
 }
 
-/// The batched form of a player: its search, or the player itself.
-fn side<'a>(batched: &'a Option<BatchedPlayer>, f: &'a PlayerFactory) -> Side<'a> {
-    match batched {
-        Some(p) => Side::Search(p),
-        None => Side::Direct(f),
-    }
-}
-
 pub fn run(args: MatchArgs) -> Result<ExitCode> {
     let variant = Variant::from_name(&args.variant).with_context(|| format!("unknown variant {:?}", args.variant))?;
     let sprt = args.sprt.as_deref().map(|s| parse_sprt(s, args.sprt_alpha, args.sprt_beta)).transpose()?;
@@ -132,16 +123,29 @@ pub fn run(args: MatchArgs) -> Result<ExitCode> {
         seed: args.seed,
         torch_threads: args.torch_threads,
     };
-    let pairs = args.games.div_ceil(2).max(1);
+    let report = play_with_progress(&first, &second, &book, &cfg, args.games_in_flight)?;
+    if args.json {
+        println!("{}", report.to_json());
+    } else {
+        println!("{}", report.summary());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// [`eval::matches::play`] with a progress bar of games, score and Elo.
+pub fn play_with_progress(
+    first: &PlayerFactory,
+    second: &PlayerFactory,
+    book: &OpeningBook,
+    cfg: &MatchConfig,
+    games_in_flight: usize,
+) -> Result<MatchReport> {
+    let pairs = cfg.games.div_ceil(2).max(1);
     let bar = ProgressBar::new(pairs as u64 * 2);
     bar.set_style(
         ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} games {msg}").expect("valid template"),
     );
     let stop = AtomicBool::new(false);
-    // Games are batched whenever one side searches: its leaves from all games in flight
-    // are evaluated together, and the other side (if not a search) is asked directly.
-    let (a, b) = (BatchedPlayer::from_factory(&first), BatchedPlayer::from_factory(&second));
-    let batched = args.games_in_flight > 0 && (a.is_some() || b.is_some());
     let mut on_pair = |p: &eval::matches::Progress| {
         bar.set_position(p.pairs_done as u64 * 2);
         let mut msg =
@@ -151,17 +155,7 @@ pub fn run(args: MatchArgs) -> Result<ExitCode> {
         }
         bar.set_message(msg);
     };
-    let report = if batched {
-        let (p1, p2) = (side(&a, &first), side(&b, &second));
-        run_batched_match(p1, p2, &book, &cfg, args.games_in_flight, &stop, &mut on_pair)?
-    } else {
-        run_match(&first, &second, &book, &cfg, &stop, &mut on_pair)?
-    };
+    let report = eval::matches::play(first, second, book, cfg, games_in_flight, &stop, &mut on_pair)?;
     bar.finish_and_clear();
-    if args.json {
-        println!("{}", report.to_json());
-    } else {
-        println!("{}", report.summary());
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(report)
 }

@@ -10,6 +10,7 @@ pub mod ladder;
 pub mod matches;
 pub mod perft;
 pub mod run;
+pub mod scale;
 pub mod selfplay;
 pub mod study;
 pub mod suite;

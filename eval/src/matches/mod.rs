@@ -211,6 +211,29 @@ pub enum MatchError {
     Config(#[from] search::config::ConfigError),
 }
 
+/// A match between two players, batched whenever one side is a fixed-playout MCTS (its
+/// leaves from `games_in_flight` games per worker are evaluated together, the other side
+/// asked directly) and `games_in_flight` > 0; played game by game otherwise.
+pub fn play(
+    first: &PlayerFactory,
+    second: &PlayerFactory,
+    book: &OpeningBook,
+    cfg: &MatchConfig,
+    games_in_flight: usize,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<MatchReport, MatchError> {
+    use batched::{run_batched_match, BatchedPlayer, Side};
+    let (a, b) = (BatchedPlayer::from_factory(first), BatchedPlayer::from_factory(second));
+    if games_in_flight > 0 && (a.is_some() || b.is_some()) {
+        let p1 = a.as_ref().map_or(Side::Direct(first), Side::Search);
+        let p2 = b.as_ref().map_or(Side::Direct(second), Side::Search);
+        run_batched_match(p1, p2, book, cfg, games_in_flight, stop, progress)
+    } else {
+        run_match(first, second, book, cfg, stop, progress)
+    }
+}
+
 /// Plays a match of `first` against `second`. `stop` ends it early (between moves); the
 /// report then covers the pairs finished before. `progress` is called after each pair.
 pub fn run_match(
