@@ -50,6 +50,45 @@ fn short_match_against_fairy_stockfish_depth_1() {
     assert_eq!(text.matches("[Black \"fairy-stockfish-d1\"]").count(), 2);
 }
 
+/// Fairy-Stockfish under gating restrictions (`go searchmoves`): barred from gating it
+/// never gates; made to bring the Hawk first it never gates the Elephant while the Hawk is
+/// in hand; unrestricted it gates (so the checks can fail).
+#[test]
+fn fairy_stockfish_keeps_its_gating_restrictions() {
+    if find_program("fairy-stockfish").is_none() {
+        eprintln!("SKIPPED: fairy-stockfish not found in PATH or /usr/games");
+        return;
+    }
+    let book = OpeningBook::Random { variant: Variant::Seirawan, plies: 2, seed: 5 };
+    let cfg = MatchConfig {
+        games: 4,
+        adjudication: Adjudication { max_plies: 60, ..Adjudication::default() },
+        ..MatchConfig::default()
+    };
+    let entries = |spec: &str| -> Vec<(schess::HandPiece, bool)> {
+        let report =
+            run_match(&factory(spec), &factory("greedy"), &book, &cfg, &AtomicBool::new(false), &mut |_| {}).unwrap();
+        let mut out = Vec::new();
+        for g in &report.games {
+            verify_record(g).unwrap();
+            let mut pos = g.start.clone();
+            for (ply, &m) in g.moves.iter().enumerate() {
+                let ours = ply >= g.opening_plies && (pos.turn() == schess::Color::White) == g.first_is_white;
+                if let Some(p) = m.gate_piece().filter(|_| ours) {
+                    out.push((p, pos.hand(pos.turn()).contains(schess::HandPiece::Hawk)));
+                }
+                pos = pos.play(m).unwrap();
+            }
+        }
+        out
+    };
+    assert!(!entries("uci:cmd=fairy-stockfish,depth=2").is_empty(), "Fairy-Stockfish never gated");
+    assert_eq!(entries("uci:cmd=fairy-stockfish,depth=2,nogate=true"), vec![]);
+    for (piece, hawk_in_hand) in entries("uci:cmd=fairy-stockfish,depth=2,gate_first=H") {
+        assert!(piece == schess::HandPiece::Hawk || !hawk_in_hand);
+    }
+}
+
 /// Writes an executable fake engine whose reply to `go` is `on_go` (shell code).
 fn fake_engine(dir: &Path, name: &str, on_go: &str) -> PathBuf {
     let path = dir.join(name);

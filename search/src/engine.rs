@@ -5,7 +5,7 @@ use crate::alphabeta::{AbConfig, AlphaBeta};
 use crate::config::SearchConfig;
 use crate::evaluator::Evaluator;
 use crate::searcher::{Limits, SearchControl, SearchInfo, SearchResult, Searcher};
-use schess::Game;
+use schess::{Game, Move};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 
@@ -104,9 +104,33 @@ impl Engine {
         control: &SearchControl,
         on_info: &mut dyn FnMut(&SearchInfo),
     ) -> anyhow::Result<SearchResult> {
+        self.search_among(game, None, limits, control, on_info)
+    }
+
+    /// [`Engine::search`] with the root's moves limited to `root_moves` (see
+    /// [`AlphaBeta::search_among`]). Alpha-beta only: MCTS keeps trees and plans its
+    /// root's visits over every legal move, so it refuses a real restriction rather than
+    /// play a move it was barred from.
+    pub fn search_among(
+        &mut self,
+        game: &Game,
+        root_moves: Option<&[Move]>,
+        limits: &Limits,
+        control: &SearchControl,
+        on_info: &mut dyn FnMut(&SearchInfo),
+    ) -> anyhow::Result<SearchResult> {
         match self {
-            Engine::Mcts(s) => s.search(game, limits, control, on_info),
-            Engine::Alphabeta(a) => a.search(game, limits, control, on_info),
+            Engine::Mcts(s) => {
+                if let Some(r) = root_moves {
+                    let legal = game.position().legal_moves();
+                    anyhow::ensure!(
+                        legal.iter().all(|m| r.contains(m)),
+                        "MCTS cannot limit its root moves (searchmoves, gating restrictions): use the alpha-beta mode"
+                    );
+                }
+                s.search(game, limits, control, on_info)
+            }
+            Engine::Alphabeta(a) => a.search_among(game, root_moves, limits, control, on_info),
         }
     }
 }

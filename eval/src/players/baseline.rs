@@ -27,7 +27,10 @@ impl Player for RandomPlayer {
     }
 
     fn choose(&mut self, game: &Game) -> Result<Move, PlayerError> {
-        let moves = game.position().legal_moves();
+        self.choose_among(game, &game.position().legal_moves())
+    }
+
+    fn choose_among(&mut self, game: &Game, moves: &[Move]) -> Result<Move, PlayerError> {
         moves.choose(&mut self.rng).copied().ok_or_else(|| no_moves(game))
     }
 }
@@ -82,8 +85,11 @@ impl Player for GreedyPlayer {
     }
 
     fn choose(&mut self, game: &Game) -> Result<Move, PlayerError> {
+        self.choose_among(game, &game.position().legal_moves())
+    }
+
+    fn choose_among(&mut self, game: &Game, moves: &[Move]) -> Result<Move, PlayerError> {
         let pos = game.position();
-        let moves = pos.legal_moves();
         let scored: Vec<(Move, i32)> = moves.iter().map(|&m| (m, Self::score_move(pos, m))).collect();
         let best = scored.iter().map(|&(_, s)| s).max().ok_or_else(|| no_moves(game))?;
         let top: Vec<Move> = scored.iter().filter(|&&(_, s)| s == best).map(|&(m, _)| m).collect();

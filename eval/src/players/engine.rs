@@ -272,11 +272,41 @@ impl Player for UciEnginePlayer {
     }
 
     fn choose(&mut self, game: &Game) -> Result<Move, PlayerError> {
-        let go = match self.spec.limit {
+        self.go(game, None)
+    }
+
+    fn choose_among(&mut self, game: &Game, moves: &[Move]) -> Result<Move, PlayerError> {
+        let mv = self.go(game, Some(moves))?;
+        if moves.contains(&mv) {
+            Ok(mv)
+        } else {
+            Err(PlayerError::IllegalMove {
+                mv: mv.to_uci(),
+                reason: "not among the `go searchmoves` it was given".into(),
+            })
+        }
+    }
+
+    fn last_score(&self) -> Option<f32> {
+        self.last_score
+    }
+}
+
+impl UciEnginePlayer {
+    /// Asks for a move (among `searchmoves` when given) and parses it as a legal move.
+    fn go(&mut self, game: &Game, searchmoves: Option<&[Move]>) -> Result<Move, PlayerError> {
+        let mut go = match self.spec.limit {
             EngineLimit::Depth(d) => format!("go depth {d}"),
             EngineLimit::Nodes(n) => format!("go nodes {n}"),
             EngineLimit::Movetime(ms) => format!("go movetime {ms}"),
         };
+        if let Some(moves) = searchmoves {
+            go.push_str(" searchmoves");
+            for m in moves {
+                go.push(' ');
+                go.push_str(&m.to_uci());
+            }
+        }
         let allowed = match self.spec.limit {
             EngineLimit::Movetime(ms) => Duration::from_millis(ms) + self.timeout(),
             _ => self.timeout(),
@@ -305,10 +335,6 @@ impl Player for UciEnginePlayer {
                 reason: format!("not legal in {}", game.position().fen()),
             },
         })
-    }
-
-    fn last_score(&self) -> Option<f32> {
-        self.last_score
     }
 }
 

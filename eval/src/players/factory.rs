@@ -3,6 +3,7 @@
 use super::baseline::{GreedyPlayer, RandomPlayer};
 use super::engine::UciEnginePlayer;
 use super::mcts::SearchPlayer;
+use super::restrict::RestrictedPlayer;
 use super::spec::{BuiltinEvaluator, PlayerSpec};
 use super::{Player, PlayerError};
 use models::load_evaluator;
@@ -21,7 +22,7 @@ impl PlayerFactory {
     /// Loads what the spec needs (a network file is read and checked here, so a bad path
     /// fails before any game starts).
     pub fn new(spec: PlayerSpec) -> anyhow::Result<PlayerFactory> {
-        let evaluator: Option<Arc<dyn Evaluator>> = match &spec {
+        let evaluator: Option<Arc<dyn Evaluator>> = match spec.unrestricted() {
             PlayerSpec::Mcts(m) => Some(match &m.model {
                 Some(path) => load_evaluator(path, m.device, m.precision, m.cache, m.material_mix)?,
                 None => match m.builtin {
@@ -56,8 +57,12 @@ impl PlayerFactory {
     /// A new player. `seed` varies the random choices of baselines; external engines are
     /// started (and their handshake checked) here.
     pub fn make(&self, seed: u64) -> Result<Box<dyn Player>, PlayerError> {
+        self.make_spec(&self.spec, seed)
+    }
+
+    fn make_spec(&self, spec: &PlayerSpec, seed: u64) -> Result<Box<dyn Player>, PlayerError> {
         let name = self.name.clone();
-        Ok(match &self.spec {
+        Ok(match spec {
             PlayerSpec::Random { .. } => Box::new(RandomPlayer::new(name, seed)),
             PlayerSpec::Greedy { .. } => Box::new(GreedyPlayer::new(name, seed)),
             PlayerSpec::Mcts(m) => {
@@ -66,6 +71,9 @@ impl PlayerFactory {
                 Box::new(SearchPlayer::with_engine(name, engine, m.limits()))
             }
             PlayerSpec::Uci(e) => Box::new(UciEnginePlayer::start(name, e.clone())?),
+            PlayerSpec::Restricted { player, gating } => {
+                Box::new(RestrictedPlayer::new(self.make_spec(player, seed)?, gating.clone()))
+            }
         })
     }
 }

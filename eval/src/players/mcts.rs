@@ -47,12 +47,25 @@ impl Player for SearchPlayer {
     }
 
     fn choose(&mut self, game: &Game) -> Result<Move, PlayerError> {
-        let r = self.engine.search(game, &self.limits, &self.control, &mut |_| {}).map_err(PlayerError::Internal)?;
-        self.last_q = Some(r.info.q);
-        r.best.ok_or_else(|| PlayerError::Internal(anyhow::anyhow!("no legal move in {}", game.position().fen())))
+        self.search(game, None)
+    }
+
+    fn choose_among(&mut self, game: &Game, moves: &[Move]) -> Result<Move, PlayerError> {
+        self.search(game, Some(moves))
     }
 
     fn last_score(&self) -> Option<f32> {
         self.last_q
+    }
+}
+
+impl SearchPlayer {
+    fn search(&mut self, game: &Game, moves: Option<&[Move]>) -> Result<Move, PlayerError> {
+        let r = self
+            .engine
+            .search_among(game, moves, &self.limits, &self.control, &mut |_| {})
+            .map_err(PlayerError::Internal)?;
+        self.last_q = Some(r.info.q);
+        r.best.ok_or_else(|| PlayerError::Internal(anyhow::anyhow!("no legal move in {}", game.position().fen())))
     }
 }

@@ -18,6 +18,9 @@
 //! | `ab-material:movetime=1000` | the same search over live material alone (the control) |
 //! | `uci:cmd=fairy-stockfish,depth=1` | an external UCI engine (`engine:` is an alias) |
 //!
+//! Any player but MCTS also takes gating restrictions ([`restrict`]): `nogate=true`,
+//! `gate_first=E|H`, `castle_gate=false`, `gate_files=abcd`, `gate_from=N`.
+//!
 //! Search keys (MCTS and alpha-beta): `model`, `mode` (`mcts` or `alphabeta`), `nodes`
 //! (alias `sims`), `movetime` (ms per move), `depth` (instead of `nodes`); alpha-beta's
 //! `leaf` (`net`, `net+material` or `material`: what scores its leaves) and
@@ -36,9 +39,11 @@ pub mod baseline;
 pub mod engine;
 pub mod factory;
 pub mod mcts;
+pub mod restrict;
 pub mod spec;
 
 pub use factory::PlayerFactory;
+pub use restrict::GatingRule;
 pub use spec::{BuiltinEvaluator, EngineLimit, EngineSpec, MctsSpec, PlayerSpec, SpecError};
 
 use schess::{Game, Move, Variant};
@@ -60,6 +65,11 @@ pub trait Player: Send {
 
     /// The move to play in the game's current position, which is not over.
     fn choose(&mut self, game: &Game) -> Result<Move, PlayerError>;
+
+    /// The move to play among `moves`: some of the legal moves of the game's current
+    /// position (a restricted player's, see [`restrict::GatingRule`]). An external engine
+    /// is asked with `go searchmoves`; a move outside `moves` is its fault.
+    fn choose_among(&mut self, game: &Game, moves: &[Move]) -> Result<Move, PlayerError>;
 
     /// The player's own assessment after its last move, as an expected score in [-1, 1]
     /// from its point of view, if it has one (used for resign adjudication).

@@ -1,6 +1,7 @@
 //! Player specs: `kind[:key=value,...]` strings (and their serde form) describing a
 //! player, parsed and printed back (see the table in [`crate::players`]).
 
+use super::restrict::{GatingRule, KEYS as GATING_KEYS};
 use models::{DeviceChoice, Precision};
 use search::{AbConfig, Limits, PlayMode, SearchConfig};
 use serde::{Deserialize, Serialize};
@@ -121,10 +122,19 @@ fn default_engine_init_ms() -> u64 {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum PlayerSpec {
-    Random { name: Option<String> },
-    Greedy { name: Option<String> },
+    Random {
+        name: Option<String>,
+    },
+    Greedy {
+        name: Option<String>,
+    },
     Mcts(MctsSpec),
     Uci(EngineSpec),
+    /// Another player barred from some gating choices (see [`GatingRule`]).
+    Restricted {
+        player: Box<PlayerSpec>,
+        gating: GatingRule,
+    },
 }
 
 /// Why a spec string was rejected.
@@ -154,103 +164,127 @@ impl FromStr for PlayerSpec {
             let (k, v) = item.split_once('=').ok_or_else(|| SpecError::NotKeyValue(item.to_string()))?;
             pairs.push((k.trim().to_string(), v.trim().to_string()));
         }
-        let unknown = |key: &str| SpecError::UnknownKey { kind: kind.clone(), key: key.to_string() };
-        match kind.as_str() {
-            "random" | "greedy" => {
-                let mut name = None;
-                for (k, v) in pairs {
-                    match k.as_str() {
-                        "name" => name = Some(v),
-                        _ => return Err(unknown(&k)),
-                    }
-                }
-                Ok(if kind == "random" { PlayerSpec::Random { name } } else { PlayerSpec::Greedy { name } })
-            }
-            "mcts" | "net" | "mcts-material" | "ab" | "ab-material" => {
-                let mut m = MctsSpec::default();
-                if kind.ends_with("-material") {
-                    m.builtin = BuiltinEvaluator::Material;
-                }
-                if kind.starts_with("ab") {
-                    m.mode = PlayMode::Alphabeta;
-                }
-                m.alphabeta = alphabeta_base(kind.ends_with("-material"));
-                let mut nodes_given = false;
-                for (k, v) in pairs {
-                    match k.as_str() {
-                        "model" => m.model = Some(PathBuf::from(v)),
-                        "nodes" | "sims" => {
-                            m.nodes = parse_value(&k, &v)?;
-                            nodes_given = true;
-                        }
-                        "movetime" => m.movetime = Some(parse_value(&k, &v)?),
-                        "depth" => m.depth = Some(parse_value(&k, &v)?),
-                        "mode" => m.mode = v.parse().map_err(|e: String| bad(&k, &v, &e))?,
-                        "leaf" => m.alphabeta.leaf = v.parse().map_err(|e: String| bad(&k, &v, &e))?,
-                        "policy_plies" => m.alphabeta.policy_plies = parse_value(&k, &v)?,
-                        "root_value" => m.alphabeta.root_value = parse_value(&k, &v)?,
-                        "reuse" => m.reuse = parse_value(&k, &v)?,
-                        "device" => m.device = parse_value(&k, &v)?,
-                        "precision" => m.precision = parse_value(&k, &v)?,
-                        "cache" => m.cache = parse_value(&k, &v)?,
-                        "mix" => {
-                            let mix: f32 = parse_value(&k, &v)?;
-                            if !(0.0..=1.0).contains(&mix) {
-                                return Err(bad(&k, &v, "must be in [0, 1]"));
-                            }
-                            m.material_mix = Some(mix);
-                        }
-                        "cpuct" => m.search.c_puct = parse_value(&k, &v)?,
-                        "fpu" => m.search.fpu_reduction = parse_value(&k, &v)?,
-                        "root" => m.search.root_mode = v.parse().map_err(|_| bad(&k, &v, "expected puct or gumbel"))?,
-                        "name" => m.name = Some(v),
-                        _ => return Err(unknown(&k)),
-                    }
-                }
-                if kind == "net" && m.model.is_none() {
-                    return Err(SpecError::Missing("`net` needs model=FILE".into()));
-                }
-                if kind.ends_with("-material") && m.model.is_some() {
-                    return Err(bad("model", "", &format!("{kind} searches without a network")));
-                }
-                if m.nodes == 0 {
-                    return Err(bad("nodes", "0", "must be at least 1"));
-                }
-                if m.movetime == Some(0) || m.depth == Some(0) {
-                    return Err(bad(if m.depth == Some(0) { "depth" } else { "movetime" }, "0", "must be at least 1"));
-                }
-                if m.mode == PlayMode::Alphabeta && !nodes_given && m.movetime.is_none() && m.depth.is_none() {
-                    return Err(SpecError::Missing(format!("`{kind}` needs movetime=, depth= or nodes=")));
-                }
-                Ok(PlayerSpec::Mcts(m))
-            }
-            "uci" | "engine" => {
-                let (mut command, mut args, mut options) = (None, Vec::new(), Vec::new());
-                let (mut limit, mut timeout_ms, mut name) = (None, default_engine_timeout_ms(), None);
-                let mut init_timeout_ms = default_engine_init_ms();
-                for (k, v) in pairs {
-                    match k.as_str() {
-                        "cmd" | "command" => command = Some(v),
-                        "arg" => args.push(v),
-                        "depth" => limit = Some(EngineLimit::Depth(parse_value(&k, &v)?)),
-                        "nodes" => limit = Some(EngineLimit::Nodes(parse_value(&k, &v)?)),
-                        "movetime" => limit = Some(EngineLimit::Movetime(parse_value(&k, &v)?)),
-                        "timeout" => timeout_ms = parse_value(&k, &v)?,
-                        "init" => init_timeout_ms = parse_value(&k, &v)?,
-                        "name" => name = Some(v),
-                        _ => match k.strip_prefix("option.") {
-                            Some(opt) if !opt.is_empty() => options.push((opt.to_string(), v)),
-                            _ => return Err(unknown(&k)),
-                        },
-                    }
-                }
-                let command = command.ok_or_else(|| SpecError::Missing("`uci` needs cmd=PROGRAM".into()))?;
-                let limit =
-                    limit.ok_or_else(|| SpecError::Missing("`uci` needs depth=, nodes= or movetime=".into()))?;
-                Ok(PlayerSpec::Uci(EngineSpec { command, args, options, limit, timeout_ms, init_timeout_ms, name }))
-            }
-            _ => Err(SpecError::UnknownKind(kind)),
+        let (rule_pairs, pairs): (Vec<_>, Vec<_>) =
+            pairs.into_iter().partition(|(k, _)| GATING_KEYS.contains(&k.as_str()));
+        let player = parse_kind(kind, pairs)?;
+        let first_key = rule_pairs.first().map(|(k, _)| k.clone()).unwrap_or_default();
+        let mut gating = GatingRule::default();
+        for (k, v) in rule_pairs {
+            gating.set(&k, &v).expect("a gating key")?;
         }
+        if gating.is_empty() {
+            return Ok(player);
+        }
+        if let PlayerSpec::Mcts(m) = &player {
+            if m.mode == PlayMode::Mcts {
+                return Err(bad(
+                    &first_key,
+                    "",
+                    "a gating restriction needs a player that can limit its moves: ab:, ab-material:, uci:, random or greedy (MCTS cannot)",
+                ));
+            }
+        }
+        Ok(PlayerSpec::Restricted { player: Box::new(player), gating })
+    }
+}
+
+/// A player of `kind` with its own settings (gating restrictions already taken out).
+fn parse_kind(kind: String, pairs: Vec<(String, String)>) -> Result<PlayerSpec, SpecError> {
+    let unknown = |key: &str| SpecError::UnknownKey { kind: kind.clone(), key: key.to_string() };
+    match kind.as_str() {
+        "random" | "greedy" => {
+            let mut name = None;
+            for (k, v) in pairs {
+                match k.as_str() {
+                    "name" => name = Some(v),
+                    _ => return Err(unknown(&k)),
+                }
+            }
+            Ok(if kind == "random" { PlayerSpec::Random { name } } else { PlayerSpec::Greedy { name } })
+        }
+        "mcts" | "net" | "mcts-material" | "ab" | "ab-material" => {
+            let mut m = MctsSpec::default();
+            if kind.ends_with("-material") {
+                m.builtin = BuiltinEvaluator::Material;
+            }
+            if kind.starts_with("ab") {
+                m.mode = PlayMode::Alphabeta;
+            }
+            m.alphabeta = alphabeta_base(kind.ends_with("-material"));
+            let mut nodes_given = false;
+            for (k, v) in pairs {
+                match k.as_str() {
+                    "model" => m.model = Some(PathBuf::from(v)),
+                    "nodes" | "sims" => {
+                        m.nodes = parse_value(&k, &v)?;
+                        nodes_given = true;
+                    }
+                    "movetime" => m.movetime = Some(parse_value(&k, &v)?),
+                    "depth" => m.depth = Some(parse_value(&k, &v)?),
+                    "mode" => m.mode = v.parse().map_err(|e: String| bad(&k, &v, &e))?,
+                    "leaf" => m.alphabeta.leaf = v.parse().map_err(|e: String| bad(&k, &v, &e))?,
+                    "policy_plies" => m.alphabeta.policy_plies = parse_value(&k, &v)?,
+                    "root_value" => m.alphabeta.root_value = parse_value(&k, &v)?,
+                    "reuse" => m.reuse = parse_value(&k, &v)?,
+                    "device" => m.device = parse_value(&k, &v)?,
+                    "precision" => m.precision = parse_value(&k, &v)?,
+                    "cache" => m.cache = parse_value(&k, &v)?,
+                    "mix" => {
+                        let mix: f32 = parse_value(&k, &v)?;
+                        if !(0.0..=1.0).contains(&mix) {
+                            return Err(bad(&k, &v, "must be in [0, 1]"));
+                        }
+                        m.material_mix = Some(mix);
+                    }
+                    "cpuct" => m.search.c_puct = parse_value(&k, &v)?,
+                    "fpu" => m.search.fpu_reduction = parse_value(&k, &v)?,
+                    "root" => m.search.root_mode = v.parse().map_err(|_| bad(&k, &v, "expected puct or gumbel"))?,
+                    "name" => m.name = Some(v),
+                    _ => return Err(unknown(&k)),
+                }
+            }
+            if kind == "net" && m.model.is_none() {
+                return Err(SpecError::Missing("`net` needs model=FILE".into()));
+            }
+            if kind.ends_with("-material") && m.model.is_some() {
+                return Err(bad("model", "", &format!("{kind} searches without a network")));
+            }
+            if m.nodes == 0 {
+                return Err(bad("nodes", "0", "must be at least 1"));
+            }
+            if m.movetime == Some(0) || m.depth == Some(0) {
+                return Err(bad(if m.depth == Some(0) { "depth" } else { "movetime" }, "0", "must be at least 1"));
+            }
+            if m.mode == PlayMode::Alphabeta && !nodes_given && m.movetime.is_none() && m.depth.is_none() {
+                return Err(SpecError::Missing(format!("`{kind}` needs movetime=, depth= or nodes=")));
+            }
+            Ok(PlayerSpec::Mcts(m))
+        }
+        "uci" | "engine" => {
+            let (mut command, mut args, mut options) = (None, Vec::new(), Vec::new());
+            let (mut limit, mut timeout_ms, mut name) = (None, default_engine_timeout_ms(), None);
+            let mut init_timeout_ms = default_engine_init_ms();
+            for (k, v) in pairs {
+                match k.as_str() {
+                    "cmd" | "command" => command = Some(v),
+                    "arg" => args.push(v),
+                    "depth" => limit = Some(EngineLimit::Depth(parse_value(&k, &v)?)),
+                    "nodes" => limit = Some(EngineLimit::Nodes(parse_value(&k, &v)?)),
+                    "movetime" => limit = Some(EngineLimit::Movetime(parse_value(&k, &v)?)),
+                    "timeout" => timeout_ms = parse_value(&k, &v)?,
+                    "init" => init_timeout_ms = parse_value(&k, &v)?,
+                    "name" => name = Some(v),
+                    _ => match k.strip_prefix("option.") {
+                        Some(opt) if !opt.is_empty() => options.push((opt.to_string(), v)),
+                        _ => return Err(unknown(&k)),
+                    },
+                }
+            }
+            let command = command.ok_or_else(|| SpecError::Missing("`uci` needs cmd=PROGRAM".into()))?;
+            let limit = limit.ok_or_else(|| SpecError::Missing("`uci` needs depth=, nodes= or movetime=".into()))?;
+            Ok(PlayerSpec::Uci(EngineSpec { command, args, options, limit, timeout_ms, init_timeout_ms, name }))
+        }
+        _ => Err(SpecError::UnknownKind(kind)),
     }
 }
 
@@ -349,6 +383,15 @@ impl fmt::Display for PlayerSpec {
                 }
                 name(f, &e.name, false)
             }
+            PlayerSpec::Restricted { player, gating } => {
+                let inner = player.to_string();
+                let keys = gating.to_string();
+                if inner.contains(':') {
+                    write!(f, "{inner}{keys}")
+                } else {
+                    write!(f, "{inner}:{}", keys.trim_start_matches(','))
+                }
+            }
         }
     }
 }
@@ -378,7 +421,16 @@ impl PlayerSpec {
     pub fn model(&self) -> Option<&std::path::Path> {
         match self {
             PlayerSpec::Mcts(m) => m.model.as_deref(),
+            PlayerSpec::Restricted { player, .. } => player.model(),
             _ => None,
+        }
+    }
+
+    /// The player without its gating restriction, if it has one.
+    pub fn unrestricted(&self) -> &PlayerSpec {
+        match self {
+            PlayerSpec::Restricted { player, .. } => player.unrestricted(),
+            other => other,
         }
     }
 
@@ -413,6 +465,7 @@ impl PlayerSpec {
                     EngineLimit::Movetime(t) => format!("{prog}-{t}ms"),
                 }
             }),
+            PlayerSpec::Restricted { player, gating } => format!("{}-{}", player.display_name(), gating.tag()),
         }
     }
 }
@@ -478,6 +531,29 @@ mod tests {
     }
 
     #[test]
+    fn gating_restrictions_wrap_any_player_that_can_limit_its_moves() {
+        let r: PlayerSpec = "uci:cmd=fairy-stockfish,depth=8,nogate=true,gate_files=abcd".parse().unwrap();
+        let PlayerSpec::Restricted { player, gating } = &r else { panic!("{r:?}") };
+        assert!(matches!(**player, PlayerSpec::Uci(_)));
+        assert!(gating.never && gating.files.as_ref().is_some_and(|f| f.len() == 4));
+        assert_eq!(r.display_name(), "fairy-stockfish-d8-nogate-files-abcd");
+        assert_eq!(r.to_string().parse::<PlayerSpec>().unwrap(), r);
+        let g: PlayerSpec = "greedy:gate_first=h".parse().unwrap();
+        assert_eq!(g.to_string(), "greedy:gate_first=H");
+        assert_eq!(g.to_string().parse::<PlayerSpec>().unwrap(), g);
+        assert_eq!(g.unrestricted(), &PlayerSpec::Greedy { name: None });
+        let ab: PlayerSpec = "ab:model=n.safetensors,movetime=100,castle_gate=false".parse().unwrap();
+        assert_eq!(ab.model(), Some(std::path::Path::new("n.safetensors")));
+        // The serde form (ladder and match files) round-trips too.
+        let json = serde_json::to_string(&ab).unwrap();
+        assert_eq!(serde_json::from_str::<PlayerSpec>(&json).unwrap(), ab);
+        // A rule that restricts nothing is no restriction.
+        assert_eq!("random:nogate=false".parse::<PlayerSpec>().unwrap(), PlayerSpec::Random { name: None });
+        let e = "mcts:nodes=50,gate_from=10".parse::<PlayerSpec>().unwrap_err().to_string();
+        assert!(e.contains("gate_from") && e.contains("MCTS"), "{e}");
+    }
+
+    #[test]
     fn rejects_bad_specs() {
         for bad in [
             "alphabeta",
@@ -496,6 +572,9 @@ mod tests {
             "ab-material:model=x.safetensors,depth=2",
             "mcts:mode=minimax",
             "ab-material:depth=2,leaf=nnue",
+            "mcts:nodes=50,nogate=true",
+            "greedy:gate_first=Q",
+            "uci:cmd=x,depth=1,gate_files=z",
         ] {
             assert!(bad.parse::<PlayerSpec>().is_err(), "{bad} accepted");
         }

@@ -238,8 +238,27 @@ impl AlphaBeta {
         control: &SearchControl,
         on_info: &mut dyn FnMut(&SearchInfo),
     ) -> anyhow::Result<SearchResult> {
+        self.search_among(game, None, limits, control, on_info)
+    }
+
+    /// [`AlphaBeta::search`] with the root's moves limited to `root_moves` (UCI's `go
+    /// searchmoves`; a player barred from some moves): only they are searched and one
+    /// of them is played. Moves in it that are not legal are ignored; `None`, or no legal
+    /// move in it, searches every legal move.
+    pub fn search_among(
+        &mut self,
+        game: &Game,
+        root_moves: Option<&[Move]>,
+        limits: &Limits,
+        control: &SearchControl,
+        on_info: &mut dyn FnMut(&SearchInfo),
+    ) -> anyhow::Result<SearchResult> {
         let pos = game.position().clone();
-        let legal = pos.legal_moves();
+        let mut legal = pos.legal_moves();
+        let root_moves = root_moves.filter(|r| legal.iter().any(|m| r.contains(m)));
+        if let Some(r) = root_moves {
+            legal.retain(|m| r.contains(m));
+        }
         let started = Instant::now();
         if legal.is_empty() {
             let r = SearchResult::no_legal_move(&pos);
@@ -274,6 +293,7 @@ impl AlphaBeta {
             pv: vec![Vec::new(); MAX_PLY + 1],
             root_best: None,
             root_bias: HashMap::new(),
+            root_moves,
         };
         run.ensure_evaluated(std::slice::from_ref(&pos), false);
         if self.cfg.root_value != 0 {
@@ -355,6 +375,8 @@ struct Run<'a> {
     root_best: Option<(Move, i32)>,
     /// What [`AbConfig::root_value`] adds to each root move's score.
     root_bias: HashMap<Move, i32>,
+    /// The only moves the root may play, when limited.
+    root_moves: Option<&'a [Move]>,
 }
 
 impl Run<'_> {
@@ -570,9 +592,12 @@ impl Run<'_> {
         if depth <= 0 || ply >= MAX_PLY - 1 {
             return self.frontier(ply, alpha, beta);
         }
-        let moves = pos.legal_moves();
+        let mut moves = pos.legal_moves();
         if moves.is_empty() {
             return if in_check { -MATE + ply as i32 } else { 0 };
+        }
+        if let Some(r) = self.root_moves.filter(|_| ply == 0) {
+            moves.retain(|m| r.contains(m));
         }
         let key = pos.key();
         let entry = self.tt.probe(key);

@@ -220,3 +220,28 @@ fn repetitions_are_found_in_the_line() {
     g.play_uci("e2e4").unwrap();
     assert!(!repeats(g.positions()));
 }
+
+/// Limited root moves: the search plays one of them, scores what it can do with them, and
+/// a table filled by an unlimited search of the same position does not bring the barred
+/// move back.
+#[test]
+fn search_among_plays_only_the_moves_it_was_given() {
+    // White takes a free queen with Rd1xd5, or else plays something quiet.
+    let g = game("4k3/8/8/3q4/8/8/8/3RK3[] w - - 0 1");
+    let mut ab = engine(Arc::new(MaterialEvaluator));
+    let free = search_depth(&mut ab, &g, 3);
+    assert_eq!(free.best.unwrap().to_uci(), "d1d5");
+    let allowed: Vec<Move> = g.position().legal_moves().into_iter().filter(|m| m.to_uci() != "d1d5").collect();
+    let limits = Limits { depth: Some(3), ..Limits::default() };
+    let r = ab.search_among(&g, Some(&allowed), &limits, &SearchControl::default(), &mut |_| {}).unwrap();
+    let best = r.best.unwrap();
+    assert!(allowed.contains(&best), "{}", best.to_uci());
+    assert!(r.info.pv.first() == Some(&best));
+    // Without the capture White is a queen down: the score says so.
+    assert!(r.info.q < free.info.q, "{} vs {}", r.info.q, free.info.q);
+    // Moves that are not legal are ignored; none legal at all means every move.
+    let other = Position::from_fen("4k3/8/8/8/8/8/8/R3K3[] w - - 0 1").unwrap();
+    let elsewhere = [other.parse_uci("a1a8").unwrap()];
+    let r = ab.search_among(&g, Some(&elsewhere), &limits, &SearchControl::default(), &mut |_| {}).unwrap();
+    assert_eq!(r.best.unwrap().to_uci(), "d1d5");
+}
