@@ -15,8 +15,9 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// The committed scale: Fairy-Stockfish at fixed depths, measured on this project's
-/// 2-core machine (BENCHMARKS.md, "One rating scale").
-pub const DEFAULT_SCALE: &str = "data/scale/fairy-stockfish.json";
+/// 2-core machine (BENCHMARKS.md, "One rating scale"); the checkout's file, so that an
+/// installed binary finds it from any directory, as it finds the shipped network.
+pub const DEFAULT_SCALE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/data/scale/fairy-stockfish.json");
 
 #[derive(Args, Debug)]
 pub struct ScaleArgs {
@@ -60,7 +61,7 @@ struct AnchorsArgs {
     #[arg(long = "anchor", required = true)]
     anchors: Vec<String>,
     /// The scale file (created, or completed when it exists with the same anchors).
-    #[arg(long, default_value = DEFAULT_SCALE)]
+    #[arg(long)]
     out: PathBuf,
     /// Games per pair (rounded up to pairs of games).
     #[arg(long, default_value_t = 200)]
