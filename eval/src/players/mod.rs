@@ -68,7 +68,8 @@ pub trait Player: Send {
 
     /// The move to play among `moves`: some of the legal moves of the game's current
     /// position (a restricted player's, see [`restrict::GatingRule`]). An external engine
-    /// is asked with `go searchmoves`; a move outside `moves` is its fault.
+    /// is asked with `go searchmoves`; a move outside `moves` is its fault, and
+    /// [`restrict::RestrictedPlayer`] forfeits it.
     fn choose_among(&mut self, game: &Game, moves: &[Move]) -> Result<Move, PlayerError>;
 
     /// The player's own assessment after its last move, as an expected score in [-1, 1]

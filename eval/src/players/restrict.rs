@@ -59,7 +59,12 @@ impl GatingRule {
     /// The legal moves of `pos` the player may play (never empty while `pos` has a legal
     /// move: a gate's move without it stays).
     pub fn allowed(&self, pos: &Position) -> Vec<Move> {
-        pos.legal_moves().iter().copied().filter(|&m| self.is_empty() || self.allows(pos, m)).collect()
+        self.filter(pos, &pos.legal_moves())
+    }
+
+    /// The moves of `moves` (legal in `pos`) the player may play.
+    pub fn filter(&self, pos: &Position, moves: &[Move]) -> Vec<Move> {
+        moves.iter().copied().filter(|&m| self.is_empty() || self.allows(pos, m)).collect()
     }
 
     /// Reads one spec key of a rule into `self`: `None` when `key` is not a rule key.
@@ -103,7 +108,7 @@ impl GatingRule {
             parts.push("nogate".to_string());
         }
         if let Some(p) = self.first {
-            parts.push(format!("first-{}", hand_char(p)));
+            parts.push(format!("first-{}", p.role().upper_char()));
         }
         if self.no_castle_gate {
             parts.push("no-castle-gate".into());
@@ -138,14 +143,6 @@ impl TryFrom<String> for GatingRule {
     }
 }
 
-/// `E` or `H`.
-fn hand_char(p: HandPiece) -> char {
-    match p {
-        HandPiece::Elephant => 'E',
-        HandPiece::Hawk => 'H',
-    }
-}
-
 fn files_text(files: &[File]) -> String {
     files.iter().map(|f| f.char()).collect()
 }
@@ -157,7 +154,7 @@ impl fmt::Display for GatingRule {
             f.write_str(",nogate=true")?;
         }
         if let Some(p) = self.first {
-            write!(f, ",gate_first={}", hand_char(p))?;
+            write!(f, ",gate_first={}", p.role().upper_char())?;
         }
         if self.no_castle_gate {
             f.write_str(",castle_gate=false")?;
@@ -184,6 +181,19 @@ impl RestrictedPlayer {
     pub fn new(inner: Box<dyn Player>, rule: GatingRule) -> Self {
         RestrictedPlayer { inner, rule }
     }
+
+    /// The inner player's choice among `allowed`; a move outside them is its fault.
+    fn pick(&mut self, game: &Game, allowed: &[Move]) -> Result<Move, PlayerError> {
+        let mv = self.inner.choose_among(game, allowed)?;
+        if allowed.contains(&mv) {
+            Ok(mv)
+        } else {
+            Err(PlayerError::IllegalMove {
+                mv: mv.to_uci(),
+                reason: format!("barred by its gating rule ({})", self.rule.tag()),
+            })
+        }
+    }
 }
 
 impl Player for RestrictedPlayer {
@@ -196,29 +206,20 @@ impl Player for RestrictedPlayer {
     }
 
     fn choose(&mut self, game: &Game) -> Result<Move, PlayerError> {
-        let pos = game.position();
-        let allowed = self.rule.allowed(pos);
-        if allowed.len() as u64 == pos.count_legal_moves() {
+        let legal = game.position().legal_moves();
+        let allowed = self.rule.filter(game.position(), &legal);
+        if allowed.len() == legal.len() {
+            // Nothing barred: the plain call (no `searchmoves`, no root limit).
             return self.inner.choose(game);
         }
-        self.choose_among(game, &allowed)
+        self.pick(game, &allowed)
     }
 
     fn choose_among(&mut self, game: &Game, moves: &[Move]) -> Result<Move, PlayerError> {
-        let pos = game.position();
-        let allowed: Vec<Move> = moves.iter().copied().filter(|&m| self.rule.allows(pos, m)).collect();
+        let allowed = self.rule.filter(game.position(), moves);
         // Never leave a player nothing: a bare move is always allowed, so this only
         // happens when `moves` held nothing but barred entries.
-        let allowed = if allowed.is_empty() { moves.to_vec() } else { allowed };
-        let mv = self.inner.choose_among(game, &allowed)?;
-        if allowed.contains(&mv) {
-            Ok(mv)
-        } else {
-            Err(PlayerError::IllegalMove {
-                mv: mv.to_uci(),
-                reason: format!("barred by its gating rule ({})", self.rule.tag()),
-            })
-        }
+        self.pick(game, if allowed.is_empty() { moves } else { &allowed })
     }
 
     fn last_score(&self) -> Option<f32> {
