@@ -104,11 +104,7 @@ pub fn run(args: MatchArgs) -> Result<ExitCode> {
         None => OpeningBook::Random { variant, plies: args.random_plies, seed: args.seed },
     };
     let first = PlayerFactory::new(args.p1.clone()).context("player 1")?;
-    let mut second = PlayerFactory::new(args.p2.clone()).context("player 2")?;
-    if second.name() == first.name() {
-        let name = format!("{}-b", second.name());
-        second = second.with_name(name);
-    }
+    let second = PlayerFactory::new(args.p2.clone()).context("player 2")?.distinct_from(&first);
     let cfg = MatchConfig {
         games: args.games,
         concurrency: args.concurrency,

@@ -155,16 +155,6 @@ fn play(
     play_with_progress(first, second, &book, &cfg, play.games_in_flight)
 }
 
-/// Two factories of one spec must not share a name in a match.
-fn distinct(first: &PlayerFactory, second: PlayerFactory) -> PlayerFactory {
-    if first.name() == second.name() {
-        let name = format!("{}-b", second.name());
-        second.with_name(name)
-    } else {
-        second
-    }
-}
-
 fn anchors(args: AnchorsArgs) -> Result<ExitCode> {
     crate::cmd::parse_variant("--variant", &args.variant)?;
     let settings = ScaleSettings {
@@ -192,7 +182,7 @@ fn anchors(args: AnchorsArgs) -> Result<ExitCode> {
             continue;
         }
         let lower = factory(&args.anchors[i])?;
-        let upper = distinct(&lower, factory(&args.anchors[i + 1])?);
+        let upper = factory(&args.anchors[i + 1])?.distinct_from(&lower);
         let report = play(&upper, &lower, &settings, settings.seed, args.games, &args.play)?;
         eprintln!("{}", report.summary().lines().next().unwrap_or_default());
         scale.put(PairResult {
@@ -243,7 +233,7 @@ fn rate(args: RateArgs) -> Result<ExitCode> {
     let player = factory(&args.player)?;
     let mut results = Vec::new();
     while let Some(i) = scale.next_anchor(start, &results) {
-        let anchor = distinct(&player, factory(&scale.anchors[i])?);
+        let anchor = factory(&scale.anchors[i])?.distinct_from(&player);
         let report = play(&player, &anchor, &scale.settings, args.seed, args.games, &args.play)?;
         eprintln!("{}", report.summary().lines().next().unwrap_or_default());
         results.push((i, report.pentanomial));

@@ -41,6 +41,17 @@ impl PlayerFactory {
         self
     }
 
+    /// This factory, renamed (`NAME-b`) if `other` has its name: two players of one
+    /// match must be told apart in its report and PGN.
+    pub fn distinct_from(self, other: &PlayerFactory) -> Self {
+        if self.name == other.name {
+            let name = format!("{}-b", self.name);
+            self.with_name(name)
+        } else {
+            self
+        }
+    }
+
     pub fn spec(&self) -> &PlayerSpec {
         &self.spec
     }
