@@ -912,10 +912,14 @@ mod tests {
 
     #[test]
     fn fast_games_do_not_flag() {
-        // A bullet game against the clock: every search must end well within its budget.
+        // A fast game against the clock: every search must end within its budget. The clock
+        // is wide (3 s a side, about 100 ms a move) so that a test machine too loaded to run
+        // the search thread for a few hundred milliseconds does not flag (CI once saw a
+        // 383 ms stall against a 300 ms clock); an engine that searched past its budget, or
+        // took the whole clock as its move time, still flags within the first moves.
         let (mut e, buf) = engine();
         let mut game = Game::new(Position::startpos());
-        let mut clock = [300u64, 300];
+        let mut clock = [3_000u64, 3_000];
         for _ in 0..12 {
             let (w, b) = (clock[0], clock[1]);
             let moves: Vec<String> = game.moves().iter().map(|m| m.to_uci()).collect();

@@ -185,7 +185,9 @@ fn limits_and_stop() {
     let t = Instant::now();
     let limits = Limits { time: Some(Duration::from_millis(100)), ..Limits::default() };
     let r = ab.search(&g, &limits, &SearchControl::default(), &mut |_| {}).unwrap();
-    assert!(t.elapsed() < Duration::from_millis(600), "{:?}", t.elapsed());
+    // Wide, for loaded test machines: without the time check the search would run to its
+    // depth cap, far longer than this.
+    assert!(t.elapsed() < Duration::from_secs(3), "{:?}", t.elapsed());
     assert!(g.position().is_legal(r.best.unwrap()));
     let r = ab.search(&g, &Limits::nodes(500), &SearchControl::default(), &mut |_| {}).unwrap();
     assert!((500..=502).contains(&r.info.nodes), "{}", r.info.nodes);
