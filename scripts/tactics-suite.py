@@ -48,8 +48,8 @@ import pyffish as sf
 V = "seirawan"
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_SOURCES = [
-    "docs/gating-report-fairy-stockfish/games.pgn",
-    "docs/variant-baseline/seirawan.pgn",
+    "data/tactics/sources/fairy-stockfish-d8.pgn",
+    "data/tactics/sources/mcts-material-seirawan.pgn",
     "fuzz/corpus/pgn/selfplay0.pgn",
     "fuzz/corpus/pgn/selfplay1.pgn",
     "fuzz/corpus/pgn/selfplay2.pgn",

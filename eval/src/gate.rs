@@ -397,6 +397,8 @@ pub fn test_candidate(
         event: "szero gate".into(),
         seed,
         torch_threads: cfg.torch_threads,
+
+        ..MatchConfig::default()
     };
     let report = run_batched_match(
         Side::Search(&first),

@@ -214,6 +214,8 @@ pub fn play_factories(
         event: format!("szero ladder {} vs {}", first.name(), second.name()),
         seed: settings.seed,
         torch_threads: 1,
+
+        ..MatchConfig::default()
     };
     Ok(crate::matches::play(first, second, &book, &cfg, games_in_flight.max(2), stop, &mut |_| {})?)
 }

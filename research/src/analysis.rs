@@ -33,6 +33,7 @@ pub fn build(input: Input) -> Result<Report, PlotError> {
     let variants = by_variant(games);
     let mut meta = input.meta;
     meta.push(("Games".into(), games.len().to_string()));
+    meta.push(("Distinct games (move sequences)".into(), stats::distinct_games(games).to_string()));
     meta.push((
         "Variants".into(),
         variants.iter().map(|v| format!("{} ({} games)", v.variant, v.games)).collect::<Vec<_>>().join(", "),
@@ -263,6 +264,7 @@ fn overview(games: &[GameSummary], variants: &[stats::VariantRow]) -> Section {
         &[
             "variant",
             "games",
+            "distinct",
             "mean plies",
             "white W",
             "D",
@@ -273,13 +275,18 @@ fn overview(games: &[GameSummary], variants: &[stats::VariantRow]) -> Section {
             "terminations",
         ],
     )
-    .note("Results from White's view; chess (empty hands) is the control for gating experiments.");
+    .note(
+        "Results from White's view; chess (empty hands) is the control for gating experiments. Distinct: games \
+         that differ in opening or moves (a deterministic engine against itself replays its game when the \
+         colours are swapped; shares and intervals below count every game, so duplicates make them too narrow).",
+    );
     for v in variants {
         let mut terms: Vec<(&String, &u64)> = v.terminations.iter().collect();
         terms.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
         t.push(vec![
             Cell::text(v.variant.name()),
             Cell::Int(v.games),
+            Cell::Int(v.distinct),
             Cell::num(stats::ratio(v.plies, v.games), 1),
             Cell::Int(v.white.wins),
             Cell::Int(v.white.draws),
@@ -293,9 +300,10 @@ fn overview(games: &[GameSummary], variants: &[stats::VariantRow]) -> Section {
     Section {
         title: "Games".into(),
         text: vec![format!(
-            "{} games. Statistics of gating count side-games (one side of one game) that began with a piece in hand; \
-             move numbers are PGN move numbers (1 = each side's first move).",
-            games.len()
+            "{} games, {} of them distinct. Statistics of gating count side-games (one side of one game) that began \
+             with a piece in hand; move numbers are PGN move numbers (1 = each side's first move).",
+            games.len(),
+            stats::distinct_games(games)
         )],
         tables: vec![t],
         ..Section::default()
@@ -759,13 +767,15 @@ fn network(probe: &ProbeResults, description: &str) -> Result<Section, PlotError
     let mut raw = Table::new(
         "value_moves",
         "Value probe: every evaluated gating move",
-        &["position", "move", "via", "square", "piece", "value", "twin value", "other piece value"],
+        &["position", "fen", "move", "twin move", "via", "square", "piece", "value", "twin value", "other piece value"],
     );
     raw.csv_only = true;
     for o in &probe.values {
         raw.push(vec![
             Cell::text(o.origin.clone()),
+            Cell::text(o.fen.clone()),
             Cell::text(o.uci.clone()),
+            Cell::text(o.twin_uci.clone()),
             Cell::text(o.via.name()),
             Cell::text(o.square.to_string()),
             Cell::text(piece_letter(o.piece).to_string()),

@@ -54,7 +54,11 @@ pub struct PolicyObs {
 pub struct ValueObs {
     /// Which position (`file#game@ply` or `file:line`).
     pub origin: String,
+    /// The position (so other engines can value the same moves).
+    pub fen: String,
     pub uci: String,
+    /// The same move without the gate (castling gates: the plain castling move).
+    pub twin_uci: String,
     pub via: GateVia,
     pub square: Square,
     pub piece: HandPiece,
@@ -207,7 +211,9 @@ pub fn probe(
         let other = other_piece(m);
         results.values.push(ValueObs {
             origin: chosen[i].origin.clone(),
+            fen: pos.fen(),
             uci: m.to_uci(),
+            twin_uci: m.without_gate().to_uci(),
             via,
             square,
             piece,

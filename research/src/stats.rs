@@ -9,6 +9,7 @@
 
 use schess::{CastleGate, Color, File, Hand, HandPiece, Move, Position, Role, Square, Variant};
 use std::collections::BTreeMap;
+use std::hash::{Hash, Hasher};
 
 /// What left the square a piece was gated onto.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -136,12 +137,17 @@ pub struct GameSummary {
     /// Placements (file assignments) in the order they happened; empty but in
     /// `seirawan-placement`.
     pub placements: Vec<PlacementEvent>,
+    /// Fingerprint of the start position and the moves: two games with the same one
+    /// replayed the same move sequence (a deterministic engine against itself does, on
+    /// colour-swapped openings), so reports count distinct games by it.
+    pub sequence: u64,
 }
 
 /// Builds summaries move by move, so loaders never have to keep a whole game.
 #[derive(Debug, Clone)]
 pub struct SummaryBuilder {
     summary: GameSummary,
+    sequence: std::collections::hash_map::DefaultHasher,
 }
 
 impl SummaryBuilder {
@@ -159,12 +165,19 @@ impl SummaryBuilder {
                 end_gating_rights: [false; 2],
                 gates: Vec::new(),
                 placements: Vec::new(),
+                sequence: 0,
+            },
+            sequence: {
+                let mut h = std::collections::hash_map::DefaultHasher::new();
+                start.fen().hash(&mut h);
+                h
             },
         }
     }
 
     /// Records `m`, about to be played in `pos`.
     pub fn record(&mut self, pos: &Position, m: Move) {
+        m.to_uci().hash(&mut self.sequence);
         if let Some(e) = GateEvent::of(pos, m, self.summary.plies) {
             self.summary.gates.push(e);
         }
@@ -182,6 +195,7 @@ impl SummaryBuilder {
         s.end_gating_rights = [end.gating_rights(Color::White).any(), end.gating_rights(Color::Black).any()];
         s.result = result;
         s.termination = termination.to_string();
+        s.sequence = self.sequence.finish();
         self.summary
     }
 }
@@ -643,6 +657,13 @@ pub struct VariantRow {
     pub unknown_results: u64,
     pub terminations: BTreeMap<String, u64>,
     pub gates: u64,
+    /// Distinct move sequences among the games ([`GameSummary::sequence`]).
+    pub distinct: u64,
+}
+
+/// How many of `games` differ in start position or moves.
+pub fn distinct_games<'a>(games: impl IntoIterator<Item = &'a GameSummary>) -> usize {
+    games.into_iter().map(|g| g.sequence).collect::<std::collections::HashSet<_>>().len()
 }
 
 pub fn by_variant(games: &[GameSummary]) -> Vec<VariantRow> {
@@ -659,6 +680,7 @@ pub fn by_variant(games: &[GameSummary]) -> Vec<VariantRow> {
                     unknown_results: 0,
                     terminations: BTreeMap::new(),
                     gates: 0,
+                    distinct: 0,
                 });
                 out.len() - 1
             }
@@ -672,6 +694,9 @@ pub fn by_variant(games: &[GameSummary]) -> Vec<VariantRow> {
         }
         *r.terminations.entry(g.termination.clone()).or_default() += 1;
         r.gates += g.gates.len() as u64;
+    }
+    for r in &mut out {
+        r.distinct = distinct_games(games.iter().filter(|g| g.variant == r.variant)) as u64;
     }
     out.sort_by_key(|r| r.variant.name());
     out
@@ -696,6 +721,22 @@ mod tests {
             assert_eq!(GateVia::of(&pos, m), Some(via), "{uci}");
         }
         assert_eq!(GateVia::of(&pos, pos.parse_uci("e1g1").unwrap()), None);
+    }
+
+    #[test]
+    fn distinct_games_tell_replays_from_new_games() {
+        let start = Position::startpos();
+        let game = |moves: &[&str], result| summarize(&start, moves, Some(result), None).unwrap();
+        let a = game(&["e2e4", "e7e5", "g1f3h"], 1);
+        // The same moves with another result (a swapped pair's second game) are a replay.
+        let replay = game(&["e2e4", "e7e5", "g1f3h"], -1);
+        let other_gate = game(&["e2e4", "e7e5", "g1f3e"], 1);
+        let prefix = game(&["e2e4", "e7e5"], 0);
+        assert_eq!(distinct_games([&a, &replay]), 1);
+        assert_eq!(distinct_games([&a, &replay, &other_gate, &prefix]), 3);
+        let other_start = Position::from_fen(&start.fen().replace(" w ", " b ")).unwrap();
+        let moved = summarize(&other_start, &[], Some(0), None).unwrap();
+        assert_eq!(distinct_games([&game(&[], 0), &moved]), 2);
     }
 
     #[test]

@@ -60,8 +60,8 @@ fn writes_html_csv_and_svg_with_known_tables() {
          castling-rook-square,0,1,0.0000,0.5000,,5.00\n"
     );
     let variants = read(out.path(), "variants.csv");
-    assert!(variants.starts_with("variant,games,"));
-    assert!(variants.contains("\nchess,1,2.00,0,1,0,0.5000,0,0.000,max-length 1\n"), "{variants}");
+    assert!(variants.starts_with("variant,games,distinct,"));
+    assert!(variants.contains("\nchess,1,1,2.00,0,1,0,0.5000,0,0.000,max-length 1\n"), "{variants}");
     let scores = read(out.path(), "scores.csv");
     assert!(scores.contains("E first,both,2,1,0,1,0.5000\n"), "{scores}");
     assert!(scores.contains("first gate after move 3,white,1,0,0,1,0.0000\n"), "{scores}");

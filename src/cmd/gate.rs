@@ -88,7 +88,8 @@ pub fn run(args: GateArgs) -> Result<ExitCode> {
         ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} games {msg}").expect("valid template"),
     );
     let mut progress = |p: &eval::matches::Progress| {
-        bar.set_position(p.pairs_done as u64 * 2);
+        bar.set_length(p.games_total as u64);
+        bar.set_position(p.games_done as u64);
         let llr = p.sprt.map(|s| format!(" LLR {:.2}", s.llr)).unwrap_or_default();
         bar.set_message(format!(
             "candidate +{} ={} -{} Elo {:+.0}{llr}",

@@ -42,6 +42,11 @@ pub struct MatchArgs {
     /// Games to play (rounded up to pairs: each opening is played with both colours).
     #[arg(long, default_value_t = 20)]
     games: usize,
+    /// Play each opening once, colours alternating between openings (trinomial
+    /// statistics), instead of with both colours: for a deterministic engine against
+    /// itself, whose colour-swapped game repeats the first move for move.
+    #[arg(long)]
+    no_repeat: bool,
     /// Worker threads (each plays its own games).
     #[arg(long, default_value_t = 1)]
     concurrency: usize,
@@ -107,6 +112,7 @@ pub fn run(args: MatchArgs) -> Result<ExitCode> {
     let second = PlayerFactory::new(args.p2.clone()).context("player 2")?.distinct_from(&first);
     let cfg = MatchConfig {
         games: args.games,
+        repeat: !args.no_repeat,
         concurrency: args.concurrency,
         adjudication: Adjudication {
             max_plies: args.max_plies,
@@ -136,14 +142,14 @@ pub fn play_with_progress(
     cfg: &MatchConfig,
     games_in_flight: usize,
 ) -> Result<MatchReport> {
-    let pairs = cfg.games.div_ceil(2).max(1);
-    let bar = ProgressBar::new(pairs as u64 * 2);
+    let bar = ProgressBar::new(cfg.games as u64);
     bar.set_style(
         ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} games {msg}").expect("valid template"),
     );
     let stop = AtomicBool::new(false);
     let mut on_pair = |p: &eval::matches::Progress| {
-        bar.set_position(p.pairs_done as u64 * 2);
+        bar.set_length(p.games_total as u64);
+        bar.set_position(p.games_done as u64);
         let mut msg =
             format!("+{} ={} -{} Elo {:+.0} ± {:.0}", p.wdl.wins, p.wdl.draws, p.wdl.losses, p.elo.elo, p.elo.elo95());
         if let Some(s) = p.sprt {

@@ -151,6 +151,8 @@ fn play(
         event: format!("szero scale {} vs {}", first.name(), second.name()),
         seed,
         torch_threads: play.torch_threads,
+
+        ..MatchConfig::default()
     };
     play_with_progress(first, second, &book, &cfg, play.games_in_flight)
 }

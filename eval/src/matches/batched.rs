@@ -15,7 +15,7 @@
 use super::adjudication::{natural_end, GameEnd, ResignTracker};
 use super::openings::{Opening, OpeningBook};
 use super::record::record_game;
-use super::{drive, play_move, start_game, MatchConfig, MatchError, MatchReport, PairSender, Progress, Shared};
+use super::{drive, play_move, start_game, MatchConfig, MatchError, MatchReport, Progress, RoundSender, Shared};
 use crate::players::{Player, PlayerError, PlayerFactory, PlayerSpec};
 use schess::{Color, Game, Position};
 use search::evaluator::Evaluator;
@@ -183,7 +183,7 @@ impl Worker<'_> {
         }
     }
 
-    fn run(&self, tx: &PairSender) -> Result<(), MatchError> {
+    fn run(&self, tx: &RoundSender) -> Result<(), MatchError> {
         let adj = &self.shared.cfg.adjudication;
         let mut slots: Vec<Slot> = Vec::new();
         let mut finished: HashMap<usize, [Option<crate::matches::GameRecord>; 2]> = HashMap::new();
@@ -196,8 +196,9 @@ impl Worker<'_> {
                 match self.shared.claim() {
                     Some(k) => {
                         let opening = self.shared.book.get(k);
-                        slots.push(self.new_slot(k, 0, &opening)?);
-                        slots.push(self.new_slot(k, 1, &opening)?);
+                        for &swapped in self.shared.colours(k) {
+                            slots.push(self.new_slot(k, swapped as usize, &opening)?);
+                        }
                     }
                     None => more_pairs = false,
                 }
@@ -258,7 +259,7 @@ impl Worker<'_> {
                     slots[*i].searcher(p).apply(leaf, eval);
                 }
             }
-            // Report finished games, a pair at a time.
+            // Report finished games, a round at a time.
             let mut k = 0;
             while k < slots.len() {
                 if slots[k].end.is_none() {
@@ -281,9 +282,11 @@ impl Worker<'_> {
                 );
                 let entry = finished.entry(slot.pair).or_default();
                 entry[slot.index] = Some(rec);
-                if entry.iter().all(Option::is_some) {
-                    let [a, b] = finished.remove(&slot.pair).expect("present");
-                    if tx.send(Ok([a.expect("done"), b.expect("done")])).is_err() {
+                let colours = self.shared.colours(slot.pair);
+                if colours.iter().all(|&swapped| entry[swapped as usize].is_some()) {
+                    let mut entry = finished.remove(&slot.pair).expect("present");
+                    let games = colours.iter().map(|&swapped| entry[swapped as usize].take().expect("done")).collect();
+                    if tx.send(Ok(games)).is_err() {
                         return Ok(());
                     }
                 }
@@ -341,6 +344,33 @@ mod tests {
         for pair in r.games.chunks(2) {
             assert_eq!(pair[0].moves[..4], pair[1].moves[..4]);
             assert_ne!(pair[0].first_is_white, pair[1].first_is_white);
+        }
+    }
+
+    #[test]
+    fn batched_matches_can_play_each_opening_once() {
+        let book = OpeningBook::Random { variant: Variant::Seirawan, plies: 4, seed: 5 };
+        let cfg = MatchConfig {
+            games: 5,
+            repeat: false,
+            concurrency: 2,
+            adjudication: Adjudication { max_plies: 40, ..Adjudication::default() },
+            ..MatchConfig::default()
+        };
+        let (a, b) = (uniform("a", 16), uniform("b", 8));
+        let r =
+            run_batched_match(Side::Search(&a), Side::Search(&b), &book, &cfg, 4, &AtomicBool::new(false), &mut |_| {})
+                .unwrap();
+        assert_eq!(
+            (r.wdl.games(), r.pentanomial.pairs(), r.rounds(), r.end),
+            (5, 0, 5, crate::matches::MatchEnd::Completed)
+        );
+        let mut rounds: Vec<&str> = r.games.iter().map(|g| g.round.as_str()).collect();
+        rounds.sort();
+        assert_eq!(rounds, ["1.1", "2.2", "3.1", "4.2", "5.1"]);
+        for g in &r.games {
+            verify_record(g).unwrap();
+            assert_eq!(g.first_is_white, g.round.ends_with(".1"));
         }
     }
 

@@ -1,6 +1,11 @@
 //! Matches between two players: game pairs from shared openings (each played with both
 //! colours), several pairs at once on worker threads, adjudication, PGN output, and
 //! statistics with an optional SPRT that ends the match as soon as it decides.
+//!
+//! A deterministic engine against itself replays the same game when the colours are
+//! swapped, so such a match can play each opening once instead ([`MatchConfig::repeat`]
+//! false, cutechess-cli's default without `-repeat`): one game a round, colours alternating
+//! from round to round, and trinomial statistics.
 
 pub mod adjudication;
 pub mod batched;
@@ -29,8 +34,12 @@ use std::time::{Duration, Instant};
 /// How a match is played.
 #[derive(Debug, Clone)]
 pub struct MatchConfig {
-    /// Games to play (rounded up to whole pairs).
+    /// Games to play (rounded up to whole pairs when `repeat`).
     pub games: usize,
+    /// Each opening played with both colours (a pair; pentanomial statistics). When false,
+    /// each opening is played once, the first player White in even rounds and Black in odd
+    /// ones, and the statistics are trinomial.
+    pub repeat: bool,
     /// Game pairs played at once (each worker owns its own players).
     pub concurrency: usize,
     pub adjudication: Adjudication,
@@ -51,6 +60,7 @@ impl Default for MatchConfig {
     fn default() -> Self {
         MatchConfig {
             games: 2,
+            repeat: true,
             concurrency: 1,
             adjudication: Adjudication::default(),
             sprt: None,
@@ -80,8 +90,12 @@ pub struct MatchReport {
     pub first: String,
     pub second: String,
     pub wdl: Wdl,
+    /// Each opening played with both colours ([`MatchConfig::repeat`]).
+    pub paired: bool,
+    /// Counts of the game pairs (empty when each opening was played once).
     pub pentanomial: Pentanomial,
-    /// Elo from the pentanomial counts (the right error bars for paired openings).
+    /// Elo from the pentanomial counts (the right error bars for paired openings), or from
+    /// W/D/L when each opening was played once.
     pub elo: EloEstimate,
     /// Elo from W/D/L as if games were independent (for comparison).
     pub elo_trinomial: EloEstimate,
@@ -94,13 +108,14 @@ pub struct MatchReport {
 }
 
 impl MatchReport {
-    fn new(first: String, second: String) -> Self {
+    fn new(first: String, second: String, paired: bool) -> Self {
         MatchReport {
             first,
             second,
+            paired,
             wdl: Wdl::default(),
             pentanomial: Pentanomial::default(),
-            elo: elo_estimate(&[0; 5]),
+            elo: if paired { elo_estimate(&[0; 5]) } else { elo_estimate(&[0; 3]) },
             elo_trinomial: elo_estimate(&[0; 3]),
             sprt: None,
             end: MatchEnd::Completed,
@@ -110,18 +125,33 @@ impl MatchReport {
         }
     }
 
-    fn add_pair(&mut self, games: [GameRecord; 2], sprt: Option<&SprtConfig>) {
-        let (x, y) = (games[0].first_half_points(), games[1].first_half_points());
-        self.wdl.add_half_points(x);
-        self.wdl.add_half_points(y);
-        self.pentanomial.add_pair(x, y);
+    /// Rounds finished: pairs, or single games when each opening was played once.
+    pub fn rounds(&self) -> u64 {
+        if self.paired {
+            self.pentanomial.pairs()
+        } else {
+            self.wdl.games()
+        }
+    }
+
+    /// Adds one round's games: a pair (the same opening, colours swapped) or one game.
+    fn add_round(&mut self, games: Vec<GameRecord>, sprt: Option<&SprtConfig>) {
+        let points: Vec<u8> = games.iter().map(GameRecord::first_half_points).collect();
+        for &x in &points {
+            self.wdl.add_half_points(x);
+        }
+        if let [x, y] = points[..] {
+            self.pentanomial.add_pair(x, y);
+        }
         for g in &games {
             *self.terminations.entry(g.termination.to_string()).or_default() += 1;
         }
         self.games.extend(games);
-        self.elo = elo_estimate(&self.pentanomial.0);
+        let ldw = self.wdl.as_ldw();
+        let counts: &[u64] = if self.paired { &self.pentanomial.0 } else { &ldw };
+        self.elo = elo_estimate(counts);
         self.elo_trinomial = elo_estimate(&self.wdl.as_ldw());
-        self.sprt = sprt.map(|s| s.status(&self.pentanomial.0));
+        self.sprt = sprt.map(|s| s.status(counts));
     }
 
     /// The statistics as one JSON object (for scripts): players, W/D/L, pentanomial
@@ -132,8 +162,9 @@ impl MatchReport {
             "first": self.first,
             "second": self.second,
             "games": self.wdl.games(),
+            "paired": self.paired,
             "wdl": self.wdl,
-            "pentanomial": self.pentanomial,
+            "pentanomial": self.paired.then_some(self.pentanomial),
             "score": self.wdl.score(),
             "elo": self.elo,
             "elo_trinomial": self.elo_trinomial,
@@ -159,8 +190,12 @@ impl MatchReport {
             w.losses,
             100.0 * w.score()
         );
-        let p = &self.pentanomial.0;
-        let _ = writeln!(s, "pentanomial [0, 0.5, 1, 1.5, 2] points per pair: {p:?}");
+        if self.paired {
+            let p = &self.pentanomial.0;
+            let _ = writeln!(s, "pentanomial [0, 0.5, 1, 1.5, 2] points per pair: {p:?}");
+        } else {
+            let _ = writeln!(s, "each opening played once: trinomial statistics (W/D/L)");
+        }
         let e = &self.elo;
         let _ = writeln!(
             s,
@@ -187,11 +222,11 @@ impl MatchReport {
     }
 }
 
-/// Progress after each finished pair.
+/// Progress after each finished round (a pair, or one game when openings are not repeated).
 #[derive(Debug, Clone, Copy)]
 pub struct Progress {
-    pub pairs_done: usize,
-    pub pairs_total: usize,
+    pub games_done: usize,
+    pub games_total: usize,
     pub wdl: Wdl,
     pub elo: EloEstimate,
     pub sprt: Option<SprtStatus>,
@@ -254,13 +289,17 @@ pub fn run_match(
         let mut b = make(second, seed + 1)?;
         while let Some(k) = shared.claim() {
             let opening = book.get(k);
-            let Some(g1) = play_game(shared, &mut *a, &mut *b, true, &opening, format!("{}.1", k + 1))? else {
-                return Ok(());
-            };
-            let Some(g2) = play_game(shared, &mut *b, &mut *a, false, &opening, format!("{}.2", k + 1))? else {
-                return Ok(());
-            };
-            if tx.send(Ok([g1, g2])).is_err() {
+            let mut games = Vec::with_capacity(2);
+            for &swapped in shared.colours(k) {
+                let (white, black): (&mut dyn Player, &mut dyn Player) =
+                    if swapped { (&mut *b, &mut *a) } else { (&mut *a, &mut *b) };
+                let round = format!("{}.{}", k + 1, swapped as u8 + 1);
+                let Some(g) = play_game(shared, white, black, !swapped, &opening, round)? else {
+                    return Ok(());
+                };
+                games.push(g);
+            }
+            if tx.send(Ok(games)).is_err() {
                 return Ok(());
             }
         }
@@ -273,7 +312,8 @@ pub(crate) struct Shared<'a> {
     pub book: &'a OpeningBook,
     pub cfg: &'a MatchConfig,
     next: AtomicUsize,
-    pairs: usize,
+    /// Openings to play (each a pair of games, or one game when not repeated).
+    rounds: usize,
     /// Set when the match is decided or failed: workers abandon their games.
     halt: AtomicBool,
     stop: &'a AtomicBool,
@@ -284,23 +324,34 @@ impl Shared<'_> {
         self.halt.load(Ordering::Relaxed) || self.stop.load(Ordering::Relaxed)
     }
 
-    /// The next game pair to play, unless the match is over.
+    /// The next round (opening) to play, unless the match is over.
     pub fn claim(&self) -> Option<usize> {
         if self.halted() {
             return None;
         }
         let k = self.next.fetch_add(1, Ordering::Relaxed);
-        (k < self.pairs).then_some(k)
+        (k < self.rounds).then_some(k)
+    }
+
+    /// The games of round `k`, each as whether the colours are swapped (the second player
+    /// White): both when openings are repeated, else one, alternating between rounds.
+    pub fn colours(&self, k: usize) -> &'static [bool] {
+        match (self.cfg.repeat, k % 2) {
+            (true, _) => &[false, true],
+            (false, 0) => &[false],
+            (false, _) => &[true],
+        }
     }
 }
 
-/// Where workers send finished pairs (or the error that stops the match).
-pub(crate) type PairSender = mpsc::Sender<Result<[GameRecord; 2], MatchError>>;
+/// Where workers send each finished round's games, in [`Shared::colours`] order (or the
+/// error that stops the match).
+pub(crate) type RoundSender = mpsc::Sender<Result<Vec<GameRecord>, MatchError>>;
 
-/// A worker: plays pairs claimed from [`Shared`] until there are none, sending each.
-pub(crate) type Work<'a> = dyn Fn(usize, &Shared, &PairSender) -> Result<(), MatchError> + Sync + 'a;
+/// A worker: plays rounds claimed from [`Shared`] until there are none, sending each.
+pub(crate) type Work<'a> = dyn Fn(usize, &Shared, &RoundSender) -> Result<(), MatchError> + Sync + 'a;
 
-/// Runs `workers` threads of `work` and collects their pairs into the report: PGN,
+/// Runs `workers` threads of `work` and collects their rounds into the report: PGN,
 /// statistics, SPRT (halting the workers once it decides), progress.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn drive(
@@ -317,7 +368,8 @@ pub(crate) fn drive(
         s.validate().map_err(|e| e.within("sprt"))?;
     }
     let started = Instant::now();
-    let pairs = cfg.games.div_ceil(2).max(1);
+    let rounds = if cfg.repeat { cfg.games.div_ceil(2).max(1) } else { cfg.games.max(1) };
+    let games_total = if cfg.repeat { 2 * rounds } else { rounds };
     let mut pgn = match &cfg.pgn {
         Some(path) => Some((
             path.clone(),
@@ -325,12 +377,12 @@ pub(crate) fn drive(
         )),
         None => None,
     };
-    let mut report = MatchReport::new(first.to_string(), second.to_string());
-    let shared = Shared { book, cfg, next: AtomicUsize::new(0), pairs, halt: AtomicBool::new(false), stop };
-    let (tx, rx) = mpsc::channel::<Result<[GameRecord; 2], MatchError>>();
+    let mut report = MatchReport::new(first.to_string(), second.to_string(), cfg.repeat);
+    let shared = Shared { book, cfg, next: AtomicUsize::new(0), rounds, halt: AtomicBool::new(false), stop };
+    let (tx, rx) = mpsc::channel::<Result<Vec<GameRecord>, MatchError>>();
     let mut error = None;
     std::thread::scope(|scope| {
-        for w in 0..workers.clamp(1, pairs) {
+        for w in 0..workers.clamp(1, rounds) {
             let tx = tx.clone();
             let shared = &shared;
             scope.spawn(move || {
@@ -361,14 +413,14 @@ pub(crate) fn drive(
                             continue;
                         }
                     }
-                    report.add_pair(games, cfg.sprt.as_ref());
+                    report.add_round(games, cfg.sprt.as_ref());
                     if report.sprt.is_some_and(|s| s.decision != SprtDecision::Continue) {
                         report.end = MatchEnd::Sprt;
                         shared.halt.store(true, Ordering::Relaxed);
                     }
                     progress(&Progress {
-                        pairs_done: report.pentanomial.pairs() as usize,
-                        pairs_total: pairs,
+                        games_done: report.wdl.games() as usize,
+                        games_total,
                         wdl: report.wdl,
                         elo: report.elo,
                         sprt: report.sprt,
@@ -380,7 +432,7 @@ pub(crate) fn drive(
     if let Some(e) = error {
         return Err(e);
     }
-    if report.end == MatchEnd::Completed && (report.pentanomial.pairs() as usize) < pairs {
+    if report.end == MatchEnd::Completed && (report.rounds() as usize) < rounds {
         report.end = MatchEnd::Aborted;
     }
     report.elapsed = started.elapsed();
@@ -489,6 +541,29 @@ mod tests {
         }
         let text = std::fs::read_to_string(&pgn).unwrap();
         assert_eq!(text.matches("[Variant \"Seirawan\"]").count(), 8);
+    }
+
+    #[test]
+    fn openings_played_once_alternate_colours_and_count_trinomially() {
+        let book = OpeningBook::Random { variant: Variant::Seirawan, plies: 4, seed: 3 };
+        let cfg = MatchConfig { games: 7, repeat: false, concurrency: 2, ..MatchConfig::default() };
+        let mut seen = Vec::new();
+        let r = run_match(&factory("greedy"), &factory("random"), &book, &cfg, &AtomicBool::new(false), &mut |p| {
+            seen.push((p.games_done, p.games_total))
+        })
+        .unwrap();
+        assert_eq!((r.wdl.games(), r.pentanomial.pairs(), r.rounds(), r.end), (7, 0, 7, MatchEnd::Completed));
+        assert_eq!(seen.last(), Some(&(7, 7)));
+        assert_eq!(r.elo, elo_estimate(&r.wdl.as_ldw()));
+        let mut games: Vec<&GameRecord> = r.games.iter().collect();
+        games.sort_by_key(|g| g.round.split('.').next().unwrap().parse::<usize>().unwrap());
+        for (k, g) in games.iter().enumerate() {
+            verify_record(g).unwrap();
+            assert_eq!((g.round.clone(), g.first_is_white), (format!("{}.{}", k + 1, k % 2 + 1), k % 2 == 0));
+        }
+        let json = r.to_json();
+        assert_eq!((json["paired"].as_bool(), json["pentanomial"].is_null()), (Some(false), true));
+        assert!(r.summary().contains("trinomial"), "{}", r.summary());
     }
 
     #[test]

@@ -1,0 +1,286 @@
+"""The value of gating, by Fairy-Stockfish and by szero's network (see scripts/gating-value).
+
+Reads the network probe's `value_moves.csv` (position FEN, gating move, the same move
+without the gate, the network's value of each for the mover), asks Fairy-Stockfish for
+both moves at a fixed depth (`go depth D searchmoves MOVE`: the score of exactly that
+move, from the mover's view), and writes every row with both valuations and a Markdown
+report: the mean gain of gating over not gating, by the piece that leaves its square and
+by the hand piece, with 95% intervals from a bootstrap over positions (moves of one
+position are not independent), and how often the two valuations agree.
+"""
+
+import argparse
+import csv
+import math
+import random
+import subprocess
+import sys
+from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
+
+MATE_CP = 1000  # mates (and anything beyond) count as +-10 pawns in means
+
+
+class Engine:
+    """One Fairy-Stockfish process speaking UCI, variant seirawan."""
+
+    def __init__(self, cmd="fairy-stockfish"):
+        self.p = subprocess.Popen([cmd], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
+        self.send("uci")
+        self.wait("uciok")
+        self.send("setoption name UCI_Variant value seirawan")
+        self.send("setoption name Threads value 1")
+        self.send("setoption name Hash value 16")
+        self.send("isready")
+        self.wait("readyok")
+
+    def send(self, line):
+        self.p.stdin.write(line + "\n")
+
+    def wait(self, prefix):
+        lines = []
+        while True:
+            line = self.p.stdout.readline()
+            if not line:
+                raise RuntimeError(f"fairy-stockfish ended while waiting for {prefix}")
+            lines.append(line.strip())
+            if line.startswith(prefix):
+                return lines
+
+    def score(self, fen, move, depth):
+        """Centipawns of `move` for the side to move in `fen` (mates as +-MATE_CP)."""
+        self.send("ucinewgame")
+        self.send(f"position fen {fen}")
+        self.send(f"go depth {depth} searchmoves {move}")
+        lines = self.wait("bestmove")
+        best = lines[-1].split()[1]
+        if best != move:
+            raise RuntimeError(f"asked for {move} in {fen}, fairy-stockfish played {best}")
+        cp = None
+        for line in lines:
+            w = line.split()
+            if w[:1] == ["info"] and "score" in w and "pv" in w:
+                i = w.index("score")
+                kind, val = w[i + 1], int(w[i + 2])
+                cp = max(-MATE_CP, min(MATE_CP, val)) if kind == "cp" else (MATE_CP if val > 0 else -MATE_CP)
+        if cp is None:
+            raise RuntimeError(f"no score for {move} in {fen}")
+        return cp
+
+    def close(self):
+        self.send("quit")
+        self.p.wait(timeout=10)
+
+
+def valuate(jobs, depth, workers):
+    """Fairy-Stockfish's score of each distinct (fen, move), on `workers` engines."""
+    chunks = [jobs[i::workers] for i in range(workers)]
+
+    def run(chunk):
+        e = Engine()
+        try:
+            return {(f, m): e.score(f, m, depth) for f, m in chunk}
+        finally:
+            e.close()
+
+    out = {}
+    with ThreadPoolExecutor(workers) as pool:
+        for part in pool.map(run, chunks):
+            out.update(part)
+    return out
+
+
+def bootstrap(rows, stat, seed, reps=2000):
+    """stat(rows) and its 95% interval, resampling whole positions."""
+    by_pos = defaultdict(list)
+    for r in rows:
+        by_pos[r["fen"]].append(r)
+    groups = list(by_pos.values())
+    if not groups:
+        return None, None, None
+    rng = random.Random(seed)
+    point = stat(rows)
+    draws = []
+    for _ in range(reps):
+        sample = [r for _ in groups for r in rng.choice(groups)]
+        v = stat(sample)
+        if v is not None and not math.isnan(v):
+            draws.append(v)
+    draws.sort()
+    if not draws:
+        return point, None, None
+    return point, draws[int(0.025 * len(draws))], draws[int(0.975 * len(draws)) - 1]
+
+
+def mean(xs):
+    xs = list(xs)
+    return sum(xs) / len(xs) if xs else float("nan")
+
+
+def spearman(pairs):
+    if len(pairs) < 3:
+        return float("nan")
+
+    def ranks(v):
+        order = sorted(range(len(v)), key=lambda i: v[i])
+        r = [0.0] * len(v)
+        i = 0
+        while i < len(order):
+            j = i
+            while j + 1 < len(order) and v[order[j + 1]] == v[order[i]]:
+                j += 1
+            for k in range(i, j + 1):
+                r[order[k]] = (i + j) / 2
+            i = j + 1
+        return r
+
+    a, b = ranks([p[0] for p in pairs]), ranks([p[1] for p in pairs])
+    ma, mb = mean(a), mean(b)
+    cov = sum((x - ma) * (y - mb) for x, y in zip(a, b))
+    va = sum((x - ma) ** 2 for x in a)
+    vb = sum((y - mb) ** 2 for y in b)
+    return cov / math.sqrt(va * vb) if va > 0 and vb > 0 else float("nan")
+
+
+def fmt(point, lo, hi, scale=1.0, digits=0, sign=True):
+    if point is None or (isinstance(point, float) and math.isnan(point)):
+        return "-"
+    f = f"{{:{'+' if sign else ''}.{digits}f}}"
+    s = f.format(point * scale)
+    if lo is not None:
+        s += f" [{f.format(lo * scale)}, {f.format(hi * scale)}]"
+    return s
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--moves", required=True)
+    ap.add_argument("--depth", type=int, default=10)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--md", required=True)
+    ap.add_argument("--command", default="scripts/gating-value")
+    a = ap.parse_args()
+
+    rows = []
+    with open(a.moves, newline="") as f:
+        for r in csv.DictReader(f):
+            if not r["twin value"]:
+                continue  # the move is legal only with its gate (a pinned back-rank piece)
+            rows.append(
+                {
+                    "origin": r["position"],
+                    "fen": r["fen"],
+                    "move": r["move"],
+                    "twin": r["twin move"],
+                    "via": r["via"],
+                    "piece": r["piece"],
+                    "net": float(r["value"]),
+                    "net_twin": float(r["twin value"]),
+                }
+            )
+    if not rows:
+        sys.exit("gating-value: the probe found no gating move with a legal twin")
+    jobs = sorted({(r["fen"], r["move"]) for r in rows} | {(r["fen"], r["twin"]) for r in rows})
+    print(f"gating-value: {len(rows)} gating moves in {len({r['fen'] for r in rows})} positions; "
+          f"{len(jobs)} Fairy-Stockfish searches at depth {a.depth}", file=sys.stderr)
+    scores = valuate(jobs, a.depth, a.workers)
+    for r in rows:
+        r["fsf"] = scores[(r["fen"], r["move"])]
+        r["fsf_twin"] = scores[(r["fen"], r["twin"])]
+        r["d_fsf"] = r["fsf"] - r["fsf_twin"]
+        r["d_net"] = r["net"] - r["net_twin"]
+
+    with open(f"{a.out}/moves.csv", "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["position", "fen", "move", "twin move", "via", "piece", "fsf cp", "fsf twin cp", "fsf gain cp",
+                    "net value", "net twin value", "net gain"])
+        for r in rows:
+            w.writerow([r["origin"], r["fen"], r["move"], r["twin"], r["via"], r["piece"], r["fsf"], r["fsf_twin"],
+                        r["d_fsf"], f"{r['net']:.4f}", f"{r['net_twin']:.4f}", f"{r['d_net']:.4f}"])
+
+    def line(label, sub, k):
+        d_fsf = bootstrap(sub, lambda s: mean(r["d_fsf"] for r in s), a.seed + k)
+        better = bootstrap(sub, lambda s: mean(r["d_fsf"] > 0 for r in s), a.seed + k)
+        d_net = bootstrap(sub, lambda s: mean(r["d_net"] for r in s), a.seed + k)
+        net_better = bootstrap(sub, lambda s: mean(r["d_net"] > 0 for r in s), a.seed + k)
+        decided = [r for r in sub if abs(r["d_fsf"]) >= 30]
+        agree = mean((r["d_net"] > 0) == (r["d_fsf"] > 0) for r in decided) if decided else float("nan")
+        rho = spearman([(r["d_fsf"], r["d_net"]) for r in sub])
+        return (
+            f"| {label} | {len(sub)} | {len({r['fen'] for r in sub})} | {fmt(*d_fsf)} | "
+            f"{fmt(*better, scale=100, sign=False)}% | {fmt(*d_net, scale=50, digits=1)} | "
+            f"{fmt(*net_better, scale=100, sign=False)}% | {fmt(agree, None, None, scale=100, sign=False)}% "
+            f"({len(decided)}) | {fmt(rho, None, None, digits=2)} |"
+        )
+
+    head = [
+        "| moves | gating moves | positions | FSF: gain of gating, cp [95%] | FSF: gate better | "
+        "net: gain, expected-score points [95%] | net: gate better | sign agreement (FSF gain >= 30 cp) | "
+        "Spearman rho |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    table = head + [line("all", rows, 0)]
+    for k, piece in enumerate(["E", "H"]):
+        table.append(line(f"gating the {'Elephant' if piece == 'E' else 'Hawk'}", [r for r in rows if r["piece"] == piece], 10 + k))
+    vias = sorted({r["via"] for r in rows}, key=lambda v: -sum(r["via"] == v for r in rows))
+    by_via = head + [line(v, [r for r in rows if r["via"] == v], 20 + k) for k, v in enumerate(vias)]
+
+    # The best move of each position: is it a gate, by each valuation?
+    best = defaultdict(dict)
+    for r in rows:
+        best[r["fen"]][r["move"]] = (r["fsf"], r["net"])
+        best[r["fen"]][r["twin"]] = (r["fsf_twin"], r["net_twin"])
+    gate_moves = {(r["fen"], r["move"]) for r in rows}
+    fsf_best_gate = net_best_gate = same_best = 0
+    for fen, ms in best.items():
+        bf = max(ms, key=lambda m: ms[m][0])
+        bn = max(ms, key=lambda m: ms[m][1])
+        fsf_best_gate += (fen, bf) in gate_moves
+        net_best_gate += (fen, bn) in gate_moves
+        same_best += bf == bn
+    n_pos = len(best)
+
+    md = [
+        "# The value of gating: Fairy-Stockfish and szero's network on the same moves",
+        "",
+        f"Every move that can gate, in {n_pos} positions from Fairy-Stockfish's self-play games (one position a "
+        "game, chosen at random among those where the side to move could still gate), valued with its gate and "
+        "without it: by Fairy-Stockfish 11.1 (`go depth "
+        f"{a.depth} searchmoves MOVE`, centipawns for the mover, mates as +-{MATE_CP}) and by szero's network "
+        "(its value head on the position after the move, the mover's expected score in [-1, 1], shown here in "
+        "points of expected score per 100, i.e. 50 x value). The gain of gating is the gate's score minus the "
+        "same move's without it. Intervals: 95%, bootstrap over positions (the moves of one position are "
+        "not independent). Gating moves whose piece could not leave without its gate (a pin the gated piece "
+        "takes over) are left out: they have no twin.",
+        "",
+        "```sh",
+        a.command,
+        "```",
+        "",
+        "## By hand piece",
+        "",
+        *table,
+        "",
+        "## By the piece that leaves its square",
+        "",
+        *by_via,
+        "",
+        "## The best of each position's moves that can gate (with and without their gates)",
+        "",
+        f"- Fairy-Stockfish's best is a gate in {fsf_best_gate} of {n_pos} positions ({100 * fsf_best_gate / n_pos:.0f}%);",
+        f"- the network's best is a gate in {net_best_gate} of {n_pos} ({100 * net_best_gate / n_pos:.0f}%);",
+        f"- they pick the same move in {same_best} of {n_pos} ({100 * same_best / n_pos:.0f}%).",
+        "",
+        "Every row with both valuations: `gating-value/moves.csv`; the probe's own report (policy on gating moves, "
+        "the network's values by square): `gating-value/report/`.",
+        "",
+    ]
+    with open(a.md, "w") as f:
+        f.write("\n".join(md))
+    print("\n".join(md))
+
+
+if __name__ == "__main__":
+    main()
