@@ -70,6 +70,11 @@ pub struct SearchConfig {
     /// KataGo's forced playouts at the root (k in n_forced = sqrt(k P N)), and pruning of
     /// them from the policy target; 0 disables both.
     pub forced_playouts_k: f32,
+    /// MCTS-solver (Winands et al. 2008; lc0's certainty propagation): a position whose
+    /// result the tree has proven (a mate found below it, or every move proven) is not
+    /// evaluated again but backs up its exact result, a proven win at the root is played,
+    /// and a proven loss is never chosen while another move is not.
+    pub solver: bool,
 }
 
 impl Default for SearchConfig {
@@ -87,6 +92,7 @@ impl Default for SearchConfig {
             gumbel_c_scale: 0.1,
             gumbel_rescale_q: true,
             forced_playouts_k: 2.0,
+            solver: true,
         }
     }
 }

@@ -27,4 +27,4 @@ pub use config::{RootMode, SearchConfig};
 pub use engine::{Engine, PlayMode};
 pub use evaluator::{Evaluation, Evaluator};
 pub use searcher::{Limits, SearchControl, SearchInfo, SearchResult, Searcher};
-pub use tree::{Leaf, RootChild, Tree};
+pub use tree::{Leaf, Proof, RootChild, Tree};

@@ -10,6 +10,12 @@
 //!
 //! Values: `w` of a node sums the outcomes from the point of view of the player who made
 //! the move into the node, so a parent picks the child with the highest `w / n`.
+//!
+//! With the solver on ([`SearchConfig::solver`]), results the tree proves travel up it:
+//! a terminal position is proven; a position with a move proven to win is proven won for
+//! its side to move; one whose moves are all proven is proven at the best of them. A
+//! proven position is scored exactly, like a terminal one, instead of being searched
+//! again, and the root plays a proven win and avoids a proven loss whatever the visits.
 
 use crate::config::{RootMode, SearchConfig};
 use crate::evaluator::{context_len, masked_softmax, Evaluation, Evaluator};
@@ -37,6 +43,48 @@ struct Node {
     pos: u32,
     /// Score of a terminal position for its side to move, once known.
     terminal: Option<(f32, f32)>,
+    /// The proven result for the player who made the move into this node (the solver).
+    proof: Option<Proof>,
+}
+
+/// A result the tree has proven (the solver), for the player who made the move into a
+/// node: at the root's moves, for the side to move at the root.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Proof {
+    Loss,
+    Draw,
+    Win,
+}
+
+impl Proof {
+    /// The same result from the other side.
+    fn flip(self) -> Proof {
+        match self {
+            Proof::Loss => Proof::Win,
+            Proof::Draw => Proof::Draw,
+            Proof::Win => Proof::Loss,
+        }
+    }
+
+    /// The proof of a terminal score (value, draw) for the side to move there.
+    fn of_terminal(value: f32) -> Proof {
+        if value > 0.0 {
+            Proof::Loss
+        } else if value < 0.0 {
+            Proof::Win
+        } else {
+            Proof::Draw
+        }
+    }
+
+    /// (value, draw probability) for the side to move at the proven node.
+    fn score(self) -> (f32, f32) {
+        match self {
+            Proof::Win => (-1.0, 0.0),
+            Proof::Draw => (0.0, 1.0),
+            Proof::Loss => (1.0, 0.0),
+        }
+    }
 }
 
 impl Node {
@@ -53,6 +101,7 @@ impl Node {
             expanded: false,
             pos: NO_POS,
             terminal: None,
+            proof: None,
         }
     }
     fn children(&self) -> std::ops::Range<usize> {
@@ -97,6 +146,8 @@ pub struct RootChild {
     pub prior: f32,
     /// Expected score (win - loss) for the side to move at the root, if visited.
     pub q: Option<f32>,
+    /// The move's result, if the solver proved it.
+    pub proof: Option<Proof>,
 }
 
 /// The search tree of one game's current position.
@@ -171,6 +222,7 @@ impl Tree {
                     visits: c.n,
                     prior: c.raw_prior,
                     q: (c.n > 0).then(|| c.w / c.n as f32),
+                    proof: c.proof,
                 }
             })
             .collect()
@@ -206,6 +258,59 @@ impl Tree {
         repeated.then_some((0.0, 1.0))
     }
 
+    /// The first child of `node` proven to end in `result` for the side to move at `node`.
+    fn proven_child(&self, node: usize, result: Proof) -> Option<usize> {
+        self.nodes[node].children().find(|&i| self.nodes[i].proof == Some(result))
+    }
+
+    /// After the last node of `path` was proven: proves its ancestors in turn, as far as
+    /// the new proof decides them. A position is won for its side to move once one move
+    /// wins, and decided once every move is proven (at the best of them).
+    fn propagate_proof(&mut self, path: &[u32]) {
+        for &i in path[..path.len() - 1].iter().rev() {
+            let node = i as usize;
+            if self.nodes[node].proof.is_some() {
+                return;
+            }
+            let children = self.nodes[node].children();
+            let best = if self.proven_child(node, Proof::Win).is_some() {
+                Proof::Win
+            } else {
+                match children.map(|c| self.nodes[c].proof).collect::<Option<Vec<_>>>() {
+                    Some(all) => all.into_iter().max().unwrap_or(Proof::Draw),
+                    None => return,
+                }
+            };
+            self.nodes[node].proof = Some(best.flip());
+        }
+    }
+
+    /// The root's move with a proven result, if the solver decided the choice: a proven
+    /// win, or (when `chosen` is proven lost) the most visited move not proven lost.
+    fn solver_override(&self, chosen: Option<Move>) -> Option<Move> {
+        if let Some(i) = self.proven_child(0, Proof::Win) {
+            return self.nodes[i].mv;
+        }
+        let lost = |i: usize| self.nodes[i].proof == Some(Proof::Loss);
+        let chosen_lost = self.nodes[0].children().any(|i| self.nodes[i].mv == chosen && lost(i));
+        if !chosen_lost {
+            return None;
+        }
+        self.nodes[0]
+            .children()
+            .filter(|&i| !lost(i))
+            .max_by(|&a, &b| {
+                let (x, y) = (&self.nodes[a], &self.nodes[b]);
+                x.n.cmp(&y.n).then(x.raw_prior.total_cmp(&y.raw_prior))
+            })
+            .and_then(|i| self.nodes[i].mv)
+    }
+
+    /// Whether the root's result is proven (its search cannot change the move).
+    pub fn root_proven(&self) -> bool {
+        self.nodes[0].proof.is_some() || self.proven_child(0, Proof::Win).is_some()
+    }
+
     fn select_child(&self, node: usize, is_root: bool, cfg: &SearchConfig, forced: bool) -> usize {
         let parent = &self.nodes[node];
         let range = parent.children();
@@ -216,8 +321,12 @@ impl Tree {
         let sqrt_n = (parent.n.max(1) as f32).sqrt();
         let mut best = range.start;
         let mut best_score = f32::NEG_INFINITY;
+        let skip_lost = cfg.solver && range.clone().any(|i| self.nodes[i].proof != Some(Proof::Loss));
         for i in range {
             let c = &self.nodes[i];
+            if skip_lost && c.proof == Some(Proof::Loss) {
+                continue;
+            }
             if forced && cfg.forced_playouts_k > 0.0 && c.n > 0 {
                 let n_forced = (cfg.forced_playouts_k * c.prior * parent.n as f32).sqrt();
                 if (c.n as f32) < n_forced {
@@ -241,10 +350,15 @@ impl Tree {
         for _ in 0..max_terminal.max(1) {
             let mut path = vec![0u32];
             let mut node = 0usize;
-            while self.nodes[node].expanded && self.nodes[node].num_children > 0 {
+            while self.nodes[node].expanded
+                && self.nodes[node].num_children > 0
+                && (node == 0 || self.nodes[node].proof.is_none())
+            {
                 let is_root = node == 0;
                 let child = if is_root && self.gumbel.is_some() {
                     self.next_gumbel_child().unwrap_or_else(|| self.select_child(0, true, cfg, false))
+                } else if let Some(won) = self.proven_child(node, Proof::Win).filter(|_| cfg.solver) {
+                    won
                 } else {
                     self.select_child(node, is_root, cfg, forced_playouts && is_root)
                 };
@@ -255,8 +369,17 @@ impl Tree {
             if node != 0 || self.nodes[0].expanded {
                 if self.nodes[node].terminal.is_none() && node != 0 {
                     self.nodes[node].terminal = self.terminal_value(&path);
+                    if let Some((v, _)) = self.nodes[node].terminal.filter(|_| cfg.solver) {
+                        self.nodes[node].proof = Some(Proof::of_terminal(v));
+                        self.propagate_proof(&path);
+                    }
                 }
                 if let Some((v, d)) = self.nodes[node].terminal {
+                    self.backup(&path, v, d);
+                    continue;
+                }
+                if let Some(p) = self.nodes[node].proof.filter(|_| node != 0) {
+                    let (v, d) = p.score();
                     self.backup(&path, v, d);
                     continue;
                 }
@@ -460,7 +583,8 @@ impl Tree {
                 best = Some((k, score));
             }
         }
-        best.and_then(|(k, _)| self.nodes[first + k].mv)
+        let choice = best.and_then(|(k, _)| self.nodes[first + k].mv);
+        self.solver_override(choice).or(choice)
     }
 
     /// The value a position's training target should take from the search, W/D/L for
@@ -545,22 +669,38 @@ impl Tree {
         visits.iter().map(|v| v / sum).collect()
     }
 
-    /// The most visited root move (ties broken by prior).
+    /// The most visited root move (ties broken by prior); with the solver's proofs, a
+    /// proven win first and a proven loss last.
     pub fn best_move(&self) -> Option<Move> {
-        self.nodes[0]
+        let most_visited = self.nodes[0]
             .children()
             .max_by(|&a, &b| {
                 let (x, y) = (&self.nodes[a], &self.nodes[b]);
                 x.n.cmp(&y.n).then(x.raw_prior.total_cmp(&y.raw_prior))
             })
-            .and_then(|i| self.nodes[i].mv)
+            .and_then(|i| self.nodes[i].mv);
+        self.solver_override(most_visited).or(most_visited)
     }
 
     /// Samples a root move with probability proportional to visits^(1/temperature).
+    /// A proven win is played and a proven loss never sampled while another move is not.
     pub fn sample_move(&self, temperature: f32, rng: &mut impl Rng) -> Option<Move> {
+        if let Some(i) = self.proven_child(0, Proof::Win) {
+            return self.nodes[i].mv;
+        }
         let range = self.nodes[0].children();
-        let weights: Vec<f64> =
-            range.clone().map(|i| (self.nodes[i].n as f64).powf(1.0 / temperature.max(1e-3) as f64)).collect();
+        let lost = |i: usize| self.nodes[i].proof == Some(Proof::Loss);
+        let skip_lost = range.clone().any(|i| !lost(i));
+        let weights: Vec<f64> = range
+            .clone()
+            .map(|i| {
+                if skip_lost && lost(i) {
+                    0.0
+                } else {
+                    (self.nodes[i].n as f64).powf(1.0 / temperature.max(1e-3) as f64)
+                }
+            })
+            .collect();
         let sum: f64 = weights.iter().sum();
         if sum <= 0.0 {
             return self.best_move();

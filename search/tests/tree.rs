@@ -5,7 +5,7 @@ use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use schess::{Move, Position};
 use search::evaluator::UniformEvaluator;
-use search::{RootMode, SearchConfig, Tree};
+use search::{Proof, RootMode, SearchConfig, Tree};
 
 fn search(fen: &str, sims: u32, mode: RootMode) -> (Tree, Position) {
     let pos = Position::from_fen(fen).unwrap();
@@ -198,5 +198,54 @@ fn a_search_of_n_playouts_visits_the_moves_n_times() {
         let (tree, _) = search(schess::STARTING_FEN, 16, mode);
         let visits: u32 = tree.root_children().iter().map(|c| c.visits).sum();
         assert_eq!(visits, 16, "{mode:?}");
+    }
+}
+
+#[test]
+fn the_solver_proves_a_mate_in_two_and_plays_it() {
+    // Rook ladder: 1.Rb7 (or 1.Ra7) Kg8 2.Ra8# (Rb8#). The uniform evaluator knows nothing
+    // of it; the proof comes from the mates found below.
+    let fen = "7k/8/8/8/8/8/R7/1R4K1[] w - - 0 1";
+    for mode in [RootMode::Puct, RootMode::Gumbel] {
+        let (tree, pos) = search(fen, 3000, mode);
+        assert!(tree.root_proven(), "{mode:?}: not proven");
+        let m = tree.best_move().unwrap();
+        assert!(wins_in_two(&pos, m), "{mode:?} chose {m}");
+        let m = tree.choose_move(0.0, &mut SmallRng::seed_from_u64(3)).unwrap();
+        assert!(wins_in_two(&pos, m), "{mode:?} chose {m}");
+        // Sampling with a temperature plays the proven win too.
+        let m = tree.sample_move(1.0, &mut SmallRng::seed_from_u64(4)).unwrap();
+        assert!(wins_in_two(&pos, m), "{mode:?} sampled {m}");
+    }
+    // Once the root is proven, the search stops asking for evaluations.
+    let pos = Position::from_fen(fen).unwrap();
+    let mut tree = Tree::new(vec![pos]);
+    let cfg = SearchConfig::default();
+    tree.search(&UniformEvaluator, &cfg, 3000, false, &mut SmallRng::seed_from_u64(1)).unwrap();
+    assert!(tree.root_proven());
+    assert!(tree.select_leaf(&cfg, false, 64).is_none());
+    // Off, nothing is proven.
+    let cfg = SearchConfig { solver: false, ..SearchConfig::default() };
+    let mut tree = Tree::new(vec![Position::from_fen(fen).unwrap()]);
+    tree.search(&UniformEvaluator, &cfg, 3000, false, &mut SmallRng::seed_from_u64(1)).unwrap();
+    assert!(!tree.root_proven());
+}
+
+#[test]
+fn the_solver_never_chooses_a_proven_loss() {
+    // The rook guards White's back rank: moving it up the a-file allows ...Re1#. The tree
+    // proves those moves lost as it finds the mate, and never plays one.
+    let fen = "4r1k1/5ppp/8/8/8/8/5PPP/R5K1[] w - - 0 1";
+    for mode in [RootMode::Puct, RootMode::Gumbel] {
+        let (tree, pos) = search(fen, 2000, mode);
+        let lost: Vec<Move> =
+            tree.root_children().iter().filter(|c| c.proof == Some(Proof::Loss)).map(|c| c.mv).collect();
+        assert!(lost.len() >= 3, "{mode:?}: proven lost {lost:?}");
+        for m in &lost {
+            let after = pos.play(*m).unwrap();
+            assert!(after.legal_moves().iter().any(|&r| is_mate(&after, r)), "{m} proven lost without a mate");
+        }
+        let m = tree.best_move().unwrap();
+        assert!(!lost.contains(&m), "{mode:?} chose {m}, proven lost");
     }
 }

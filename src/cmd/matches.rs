@@ -18,7 +18,7 @@ Player specs (--p1, --p2), `kind[:key=value,...]`:
   random | greedy                     baselines (greedy: one-ply material, mate-aware)
   mcts:nodes=200                      MCTS with the uniform evaluator (rules only)
   mcts-material:nodes=200             MCTS with uniform priors and a live-material value
-  mcts:model=NET.safetensors,nodes=800[,device=cpu,root=gumbel,cpuct=1.75,reuse=false]
+  mcts:model=NET.safetensors,nodes=800[,device=cpu,root=gumbel,cpuct=1.75,reuse=false,solver=false]
   ab:model=NET.safetensors,movetime=1000   szero's play mode: alpha-beta + quiescence over
                                       live material, the network judging the root's moves
                                       (or depth=D, nodes=N; root_value=CP, leaf=net);

@@ -237,6 +237,7 @@ fn parse_kind(kind: String, pairs: Vec<(String, String)>) -> Result<PlayerSpec, 
                         m.material_mix = Some(mix);
                     }
                     "cpuct" => m.search.c_puct = parse_value(&k, &v)?,
+                    "solver" => m.search.solver = parse_value(&k, &v)?,
                     "fpu" => m.search.fpu_reduction = parse_value(&k, &v)?,
                     "root" => m.search.root_mode = v.parse().map_err(|_| bad(&k, &v, "expected puct or gumbel"))?,
                     "name" => m.name = Some(v),
@@ -312,7 +313,7 @@ where
 
 impl fmt::Display for PlayerSpec {
     /// The spec string form (reads back with `parse`, except MCTS search fields other than
-    /// `cpuct`, `fpu` and `root`).
+    /// `cpuct`, `fpu`, `root` and `solver`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let name = |f: &mut fmt::Formatter<'_>, n: &Option<String>, first: bool| match n {
             Some(n) => write!(f, "{}name={n}", if first { ":" } else { "," }),
@@ -356,6 +357,9 @@ impl fmt::Display for PlayerSpec {
                 }
                 if !m.reuse {
                     f.write_str(",reuse=false")?;
+                }
+                if !m.search.solver {
+                    f.write_str(",solver=false")?;
                 }
                 if let Some(mix) = m.material_mix {
                     write!(f, ",mix={mix}")?;
@@ -483,6 +487,12 @@ mod tests {
             panic!()
         };
         assert_eq!((m.nodes, m.reuse, m.search.root_mode, m.model), (50, false, RootMode::Gumbel, None));
+        assert!(m.search.solver, "the solver is on by default");
+        let off: PlayerSpec = "mcts-material:nodes=50,solver=false".parse().unwrap();
+        let PlayerSpec::Mcts(m) = &off else { panic!() };
+        assert!(!m.search.solver);
+        assert_eq!(off.to_string().parse::<PlayerSpec>().unwrap(), off);
+        assert!("mcts:nodes=5,solver=maybe".parse::<PlayerSpec>().is_err());
         let PlayerSpec::Mcts(m) = "net:model=a/b.safetensors,sims=8".parse::<PlayerSpec>().unwrap() else { panic!() };
         assert_eq!(m.model.as_deref(), Some(std::path::Path::new("a/b.safetensors")));
         assert_eq!(m.nodes, 8);
