@@ -11,6 +11,7 @@ position are not independent), and how often the two valuations agree.
 
 import argparse
 import csv
+import json
 import math
 import random
 import subprocess
@@ -185,7 +186,21 @@ def main():
     jobs = sorted({(r["fen"], r["move"]) for r in rows} | {(r["fen"], r["twin"]) for r in rows})
     print(f"gating-value: {len(rows)} gating moves in {len({r['fen'] for r in rows})} positions; "
           f"{len(jobs)} Fairy-Stockfish searches at depth {a.depth}", file=sys.stderr)
-    scores = valuate(jobs, a.depth, a.workers)
+    # Fairy-Stockfish's scores are kept beside the results (fsf-scores.json, by depth), so
+    # a rerun of the same probe only searches what is new.
+    cache_path = f"{a.out}/fsf-scores.json"
+    try:
+        cache = json.load(open(cache_path))
+    except (FileNotFoundError, ValueError):
+        cache = {}
+    known = cache.get(str(a.depth), {})
+    todo = [j for j in jobs if f"{j[0]}|{j[1]}" not in known]
+    for (f, m), cp in valuate(todo, a.depth, a.workers).items() if todo else []:
+        known[f"{f}|{m}"] = cp
+    cache[str(a.depth)] = known
+    with open(cache_path, "w") as f:
+        json.dump(cache, f, sort_keys=True)
+    scores = {j: known[f"{j[0]}|{j[1]}"] for j in jobs}
     for r in rows:
         r["fsf"] = scores[(r["fen"], r["move"])]
         r["fsf_twin"] = scores[(r["fen"], r["twin"])]
@@ -242,6 +257,39 @@ def main():
         same_best += bf == bn
     n_pos = len(best)
 
+    def summary(sub):
+        d = bootstrap(sub, lambda s: mean(r["d_fsf"] for r in s), a.seed)
+        decided = [r for r in sub if abs(r["d_fsf"]) >= 30]
+        agree = bootstrap(decided, lambda s: mean((r["d_net"] > 0) == (r["d_fsf"] > 0) for r in s), a.seed)
+        return d, agree, spearman([(r["d_fsf"], r["d_net"]) for r in sub])
+
+    (g, g_lo, g_hi), (ag, ag_lo, ag_hi), rho = summary(rows)
+    via_gain = {v: mean(r["d_fsf"] for r in rows if r["via"] == v) for v in vias}
+    big = [v for v in vias if sum(r["via"] == v for r in rows) >= 100]
+    best_via = max(big, key=lambda v: via_gain[v]) if big else None
+    worst_via = min(big, key=lambda v: via_gain[v]) if big else None
+    chance = ag_lo is not None and ag_lo <= 0.5 <= ag_hi
+    says = [
+        "## What it says",
+        "",
+        f"- To Fairy-Stockfish, gating on a move that can gate is worth {g:+.0f} cp [{g_lo:+.0f}, {g_hi:+.0f}] on "
+        "average over not gating on it: most moves that can gate are close either way, because the piece can "
+        "come in later.",
+    ]
+    if best_via:
+        says.append(
+            f"- By the piece that leaves (at least 100 moves): gating behind a {best_via} move gains most "
+            f"({via_gain[best_via]:+.0f} cp), behind a {worst_via} move least ({via_gain[worst_via]:+.0f} cp)."
+        )
+    says.append(
+        f"- The network agrees with Fairy-Stockfish on whether the gate helps in {100 * ag:.0f}% "
+        f"[{100 * ag_lo:.0f}, {100 * ag_hi:.0f}] of the moves where Fairy-Stockfish sees at least 30 cp either way, "
+        f"rank correlation {rho:+.2f}: "
+        + ("no better than chance, so its value head has not learnt what a gate is worth."
+           if chance else "better than chance.")
+    )
+    says.append("")
+
     md = [
         "# The value of gating: Fairy-Stockfish and szero's network on the same moves",
         "",
@@ -259,6 +307,7 @@ def main():
         a.command,
         "```",
         "",
+        *says,
         "## By hand piece",
         "",
         *table,
@@ -273,8 +322,8 @@ def main():
         f"- the network's best is a gate in {net_best_gate} of {n_pos} ({100 * net_best_gate / n_pos:.0f}%);",
         f"- they pick the same move in {same_best} of {n_pos} ({100 * same_best / n_pos:.0f}%).",
         "",
-        "Every row with both valuations: `gating-value/moves.csv`; the probe's own report (policy on gating moves, "
-        "the network's values by square): `gating-value/report/`.",
+        "Every row with both valuations: `gating-value/moves.csv`; the network probe's own tables and charts "
+        "(its policy on gating moves against their twins, its values by square): `gating-value/report/`.",
         "",
     ]
     with open(a.md, "w") as f:
