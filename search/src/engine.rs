@@ -108,9 +108,7 @@ impl Engine {
     }
 
     /// [`Engine::search`] with the root's moves limited to `root_moves` (see
-    /// [`AlphaBeta::search_among`]). Alpha-beta only: MCTS keeps trees and plans its
-    /// root's visits over every legal move, so it refuses a real restriction rather than
-    /// play a move it was barred from.
+    /// [`AlphaBeta::search_among`] and [`Searcher::search_among`]).
     pub fn search_among(
         &mut self,
         game: &Game,
@@ -120,16 +118,7 @@ impl Engine {
         on_info: &mut dyn FnMut(&SearchInfo),
     ) -> anyhow::Result<SearchResult> {
         match self {
-            Engine::Mcts(s) => {
-                if let Some(r) = root_moves {
-                    let legal = game.position().legal_moves();
-                    anyhow::ensure!(
-                        legal.iter().all(|m| r.contains(m)),
-                        "MCTS cannot limit its root moves (searchmoves, gating restrictions): use the alpha-beta mode"
-                    );
-                }
-                s.search(game, limits, control, on_info)
-            }
+            Engine::Mcts(s) => s.search_among(game, root_moves, limits, control, on_info),
             Engine::Alphabeta(a) => a.search_among(game, root_moves, limits, control, on_info),
         }
     }

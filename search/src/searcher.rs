@@ -189,9 +189,21 @@ impl Searcher {
     /// playouts (Gumbel's sequential halving plans with it). A position without legal
     /// moves, or with a mate in one, is settled at once: [`Searcher::is_done`] is then true.
     pub fn begin(&mut self, game: &Game, budget: u32) {
+        self.begin_among(game, budget, None);
+    }
+
+    /// [`Searcher::begin`] choosing only among `root_moves` (those of them that are legal;
+    /// `None`: all), as `go searchmoves` or a gating restriction asks.
+    pub fn begin_among(&mut self, game: &Game, budget: u32, root_moves: Option<&[Move]>) {
         let started = Instant::now();
         let pos = game.position().clone();
-        let legal = pos.legal_moves();
+        let mut legal: Vec<Move> = pos.legal_moves().to_vec();
+        if let Some(allowed) = root_moves {
+            let kept: Vec<Move> = legal.iter().copied().filter(|m| allowed.contains(m)).collect();
+            if !kept.is_empty() {
+                legal = kept;
+            }
+        }
         let decided = |best: Option<Move>, wdl: [f32; 3], mate: Option<i32>, depth: u32| SearchResult {
             best,
             ponder: None,
@@ -212,6 +224,7 @@ impl Searcher {
             Active::Decided(decided(Some(mate), [1.0, 0.0, 0.0], Some(1), 1))
         } else {
             let mut tree = self.take_tree(game);
+            tree.restrict_root(root_moves);
             let needs_setup = !tree.is_root_expanded();
             if !needs_setup {
                 tree.setup_root(&self.cfg, budget, false, &mut self.rng);
@@ -317,8 +330,20 @@ impl Searcher {
         control: &SearchControl,
         on_info: &mut dyn FnMut(&SearchInfo),
     ) -> anyhow::Result<SearchResult> {
+        self.search_among(game, None, limits, control, on_info)
+    }
+
+    /// [`Searcher::search`] choosing only among `root_moves` (see [`Searcher::begin_among`]).
+    pub fn search_among(
+        &mut self,
+        game: &Game,
+        root_moves: Option<&[Move]>,
+        limits: &Limits,
+        control: &SearchControl,
+        on_info: &mut dyn FnMut(&SearchInfo),
+    ) -> anyhow::Result<SearchResult> {
         let budget = limits.nodes.unwrap_or(800).min(u32::MAX as u64) as u32;
-        self.begin(game, budget);
+        self.begin_among(game, budget, root_moves);
         if matches!(self.active, Some(Active::Decided(_))) {
             wait_for_stop(limits, control);
             let r = self.finish(game).expect("search begun");

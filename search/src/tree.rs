@@ -162,6 +162,9 @@ pub struct Tree {
     root_eval_q: f32,
     /// Positions of `history` passed to the evaluator with each leaf (its last ones).
     tail: usize,
+    /// The root moves this search may choose (`go searchmoves`, a gating restriction);
+    /// `None`: all. Set per search, never carried to the next root.
+    root_moves: Option<Vec<Move>>,
 }
 
 /// Positions of the game history passed to the evaluator with each leaf at least: covers
@@ -183,11 +186,42 @@ impl Tree {
         let mut root_node = Node::new(None, 1.0);
         root_node.pos = 0;
         let tail = tail_len(&history);
-        Tree { nodes: vec![root_node], positions: vec![root], tail, history, gumbel: None, root_eval_q: 0.0 }
+        Tree {
+            nodes: vec![root_node],
+            positions: vec![root],
+            tail,
+            history,
+            gumbel: None,
+            root_eval_q: 0.0,
+            root_moves: None,
+        }
     }
 
     pub fn root_position(&self) -> &Position {
         &self.positions[0]
+    }
+
+    /// Limits the moves the root may search and choose to `moves` (those of them that are
+    /// legal; `None`, or none legal, lifts the limit). Call before [`Tree::setup_root`]:
+    /// the Gumbel root draws its candidates from the allowed moves.
+    pub fn restrict_root(&mut self, moves: Option<&[Move]>) {
+        let legal = self.positions[0].legal_moves();
+        self.root_moves = moves
+            .map(|m| m.iter().copied().filter(|mv| legal.contains(mv)).collect::<Vec<_>>())
+            .filter(|m| !m.is_empty() && m.len() < legal.len());
+    }
+
+    /// Whether root child `i` (a node index) may be searched and chosen.
+    fn root_allows(&self, i: usize) -> bool {
+        match (&self.root_moves, self.nodes[i].mv) {
+            (Some(allowed), Some(mv)) => allowed.contains(&mv),
+            _ => true,
+        }
+    }
+
+    /// The root's children that may be chosen.
+    fn allowed_root_children(&self) -> impl Iterator<Item = usize> + '_ {
+        self.nodes[0].children().filter(|&i| self.root_allows(i))
     }
 
     pub fn root_visits(&self) -> u32 {
@@ -260,7 +294,7 @@ impl Tree {
 
     /// The first child of `node` proven to end in `result` for the side to move at `node`.
     fn proven_child(&self, node: usize, result: Proof) -> Option<usize> {
-        self.nodes[node].children().find(|&i| self.nodes[i].proof == Some(result))
+        self.nodes[node].children().find(|&i| self.nodes[i].proof == Some(result) && (node != 0 || self.root_allows(i)))
     }
 
     /// After the last node of `path` was proven: proves its ancestors in turn, as far as
@@ -296,8 +330,7 @@ impl Tree {
         if !chosen_lost {
             return None;
         }
-        self.nodes[0]
-            .children()
+        self.allowed_root_children()
             .filter(|&i| !lost(i))
             .max_by(|&a, &b| {
                 let (x, y) = (&self.nodes[a], &self.nodes[b]);
@@ -322,9 +355,10 @@ impl Tree {
         let mut best = range.start;
         let mut best_score = f32::NEG_INFINITY;
         let skip_lost = cfg.solver && range.clone().any(|i| self.nodes[i].proof != Some(Proof::Loss));
+        let restricted = is_root && self.root_moves.is_some();
         for i in range {
             let c = &self.nodes[i];
-            if skip_lost && c.proof == Some(Proof::Loss) {
+            if skip_lost && c.proof == Some(Proof::Loss) || restricted && !self.root_allows(i) {
                 continue;
             }
             if forced && cfg.forced_playouts_k > 0.0 && c.n > 0 {
@@ -468,11 +502,12 @@ impl Tree {
                 g + self.nodes[i].raw_prior.max(1e-20).ln()
             })
             .collect();
-        let m = cfg.gumbel_actions.clamp(1, n);
+        let m = cfg.gumbel_actions.clamp(1, self.allowed_root_children().count().max(1));
         // Equal scores (equal priors without noise, e.g. a fresh network) are ordered at
         // random, not by move generation order: otherwise every noise-free search of a
         // uniform network would consider the first m legal moves and play the same one.
-        let mut order: Vec<usize> = (0..n).collect();
+        let first = self.nodes[0].first_child as usize;
+        let mut order: Vec<usize> = (0..n).filter(|&k| self.root_allows(first + k)).collect();
         order.shuffle(rng);
         order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
         order.truncate(m);
@@ -672,8 +707,8 @@ impl Tree {
     /// The most visited root move (ties broken by prior); with the solver's proofs, a
     /// proven win first and a proven loss last.
     pub fn best_move(&self) -> Option<Move> {
-        let most_visited = self.nodes[0]
-            .children()
+        let most_visited = self
+            .allowed_root_children()
             .max_by(|&a, &b| {
                 let (x, y) = (&self.nodes[a], &self.nodes[b]);
                 x.n.cmp(&y.n).then(x.raw_prior.total_cmp(&y.raw_prior))
@@ -690,11 +725,11 @@ impl Tree {
         }
         let range = self.nodes[0].children();
         let lost = |i: usize| self.nodes[i].proof == Some(Proof::Loss);
-        let skip_lost = range.clone().any(|i| !lost(i));
+        let skip_lost = range.clone().any(|i| !lost(i) && self.root_allows(i));
         let weights: Vec<f64> = range
             .clone()
             .map(|i| {
-                if skip_lost && lost(i) {
+                if skip_lost && lost(i) || !self.root_allows(i) {
                     0.0
                 } else {
                     (self.nodes[i].n as f64).powf(1.0 / temperature.max(1e-3) as f64)
@@ -720,8 +755,10 @@ impl Tree {
         let mut pv = Vec::new();
         let mut node = 0usize;
         while pv.len() < max_len && self.nodes[node].expanded {
-            let Some(best) =
-                self.nodes[node].children().filter(|&i| self.nodes[i].n > 0).max_by_key(|&i| self.nodes[i].n)
+            let Some(best) = self.nodes[node]
+                .children()
+                .filter(|&i| self.nodes[i].n > 0 && (node != 0 || self.root_allows(i)))
+                .max_by_key(|&i| self.nodes[i].n)
             else {
                 break;
             };
@@ -771,7 +808,7 @@ impl Tree {
             }
         }
         let tail = tail_len(&history);
-        let mut tree = Tree { nodes, positions, tail, history, gumbel: None, root_eval_q: 0.0 };
+        let mut tree = Tree { nodes, positions, tail, history, gumbel: None, root_eval_q: 0.0, root_moves: None };
         tree.root_eval_q = if tree.nodes[0].n > 0 { -tree.nodes[0].w / tree.nodes[0].n as f32 } else { 0.0 };
         tree.clear_root_noise();
         tree

@@ -249,3 +249,35 @@ fn the_solver_never_chooses_a_proven_loss() {
         assert!(!lost.contains(&m), "{mode:?} chose {m}, proven lost");
     }
 }
+
+#[test]
+fn a_restricted_root_searches_and_chooses_only_the_allowed_moves() {
+    // The mate in one (Ra8#) is barred: the root searches and plays only allowed moves.
+    let fen = "6k1/5ppp/8/8/8/8/8/R3K3[] w Q - 0 1";
+    let pos = Position::from_fen(fen).unwrap();
+    let allowed: Vec<Move> = pos.legal_moves().into_iter().filter(|&m| !is_mate(&pos, m)).take(5).collect();
+    for mode in [RootMode::Puct, RootMode::Gumbel] {
+        let mut tree = Tree::new(vec![pos.clone()]);
+        tree.restrict_root(Some(&allowed));
+        let cfg = SearchConfig { root_mode: mode, ..SearchConfig::default() };
+        let mut rng = SmallRng::seed_from_u64(1);
+        tree.search(&UniformEvaluator, &cfg, 400, false, &mut rng).unwrap();
+        for m in [tree.choose_move(0.0, &mut rng), tree.best_move(), tree.sample_move(1.0, &mut rng)] {
+            assert!(allowed.contains(&m.unwrap()), "{mode:?} chose {m:?}");
+        }
+        for c in tree.root_children() {
+            assert!(c.visits == 0 || allowed.contains(&c.mv), "{mode:?} searched {}", c.mv);
+        }
+        assert!(tree.root_children().iter().filter(|c| c.visits > 0).count() > 1);
+    }
+    // The searcher's own shortcut (play a mate in one at once) obeys the limit too, and
+    // the next search of the same tree is free again.
+    let game = schess::Game::new(pos.clone());
+    let mut s = search::Searcher::new(std::sync::Arc::new(UniformEvaluator), SearchConfig::default(), true, 1);
+    let limits = search::Limits::nodes(200);
+    let ctl = search::SearchControl::default();
+    let r = s.search_among(&game, Some(&allowed), &limits, &ctl, &mut |_| {}).unwrap();
+    assert!(allowed.contains(&r.best.unwrap()), "{:?}", r.best);
+    let r = s.search(&game, &limits, &ctl, &mut |_| {}).unwrap();
+    assert!(is_mate(&pos, r.best.unwrap()), "{:?}", r.best);
+}

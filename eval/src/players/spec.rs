@@ -167,22 +167,12 @@ impl FromStr for PlayerSpec {
         let (rule_pairs, pairs): (Vec<_>, Vec<_>) =
             pairs.into_iter().partition(|(k, _)| GATING_KEYS.contains(&k.as_str()));
         let player = parse_kind(kind, pairs)?;
-        let first_key = rule_pairs.first().map(|(k, _)| k.clone()).unwrap_or_default();
         let mut gating = GatingRule::default();
         for (k, v) in rule_pairs {
             gating.set(&k, &v).expect("a gating key")?;
         }
         if gating.is_empty() {
             return Ok(player);
-        }
-        if let PlayerSpec::Mcts(m) = &player {
-            if m.mode == PlayMode::Mcts {
-                return Err(bad(
-                    &first_key,
-                    "",
-                    "a gating restriction needs a player that can limit its moves: ab:, ab-material:, uci:, random or greedy (MCTS cannot)",
-                ));
-            }
         }
         Ok(PlayerSpec::Restricted { player: Box::new(player), gating })
     }
@@ -559,8 +549,10 @@ mod tests {
         assert_eq!(serde_json::from_str::<PlayerSpec>(&json).unwrap(), ab);
         // A rule that restricts nothing is no restriction.
         assert_eq!("random:nogate=false".parse::<PlayerSpec>().unwrap(), PlayerSpec::Random { name: None });
-        let e = "mcts:nodes=50,gate_from=10".parse::<PlayerSpec>().unwrap_err().to_string();
-        assert!(e.contains("gate_from") && e.contains("MCTS"), "{e}");
+        // MCTS limits its root's moves too.
+        let m: PlayerSpec = "mcts:nodes=50,gate_from=10".parse().unwrap();
+        assert!(matches!(&m, PlayerSpec::Restricted { player, .. } if matches!(**player, PlayerSpec::Mcts(_))));
+        assert_eq!(m.to_string().parse::<PlayerSpec>().unwrap(), m);
     }
 
     #[test]
@@ -582,7 +574,6 @@ mod tests {
             "ab-material:model=x.safetensors,depth=2",
             "mcts:mode=minimax",
             "ab-material:depth=2,leaf=nnue",
-            "mcts:nodes=50,nogate=true",
             "greedy:gate_first=Q",
             "uci:cmd=x,depth=1,gate_files=z",
         ] {

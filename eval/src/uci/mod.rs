@@ -144,6 +144,8 @@ pub struct Go {
     pub depth: Option<u32>,
     pub infinite: bool,
     pub ponder: bool,
+    /// `searchmoves`: the root moves the search may choose (UCI strings, unchecked).
+    pub searchmoves: Vec<String>,
 }
 
 impl Go {
@@ -186,11 +188,14 @@ impl Go {
                 "infinite" => go.infinite = true,
                 "ponder" => go.ponder = true,
                 "searchmoves" => {
-                    errors.push("searchmoves is not supported; searching all moves".into());
-                    while words.peek().is_some_and(|w| {
+                    // Moves up to the next keyword: a move starts with a file and a rank.
+                    while let Some(m) = words.next_if(|w| {
                         w.len() >= 4 && w.as_bytes()[0].is_ascii_lowercase() && w.as_bytes()[1].is_ascii_digit()
                     }) {
-                        words.next();
+                        go.searchmoves.push(m.to_string());
+                    }
+                    if go.searchmoves.is_empty() {
+                        errors.push("searchmoves without moves; searching all moves".into());
                     }
                 }
                 other => errors.push(format!("unknown go parameter '{other}'")),
@@ -562,6 +567,16 @@ impl UciEngine {
         }
         let overhead = Duration::from_millis(self.settings.move_overhead_ms);
         let mut limits = go.limits(self.game.position().turn(), overhead);
+        let mut root_moves = Vec::new();
+        for w in &go.searchmoves {
+            match self.game.position().parse_uci(w) {
+                Ok(m) if self.game.position().is_legal(m) => root_moves.push(m),
+                _ => self.out.error(&format!("searchmoves: {} is not a legal move here; left out", truncate(w))),
+            }
+        }
+        if !go.searchmoves.is_empty() && root_moves.is_empty() {
+            self.out.error("searchmoves: no legal move given; searching all moves");
+        }
         let unbounded = limits.infinite || (limits.nodes.is_none() && limits.time.is_none() && limits.depth.is_none());
         limits.max_visits = Some(self.max_visits());
         let control = Arc::new(SearchControl::default());
@@ -572,7 +587,8 @@ impl UciEngine {
         let ctl = control.clone();
         let spawned = std::thread::Builder::new().name("search".into()).spawn(move || {
             let mut report = |info: &search::SearchInfo| out.line(&info::info_line(info));
-            let result = searcher.search(&game, &limits, &ctl, &mut report);
+            let allowed = (!root_moves.is_empty()).then_some(root_moves.as_slice());
+            let result = searcher.search_among(&game, allowed, &limits, &ctl, &mut report);
             out.line(&bestmove_line(&game, result, &out));
             searcher
         });
@@ -792,6 +808,29 @@ mod tests {
         let out = session(&mut e, &buf, &["setoption name PlayMode value minimax"]);
         assert_eq!(out, vec!["info string error: unknown play mode 'minimax' (expected mcts or alphabeta)"]);
         assert_eq!(e.settings().mode, PlayMode::Alphabeta);
+    }
+
+    /// `go searchmoves` limits both play modes to the moves given (the mate in one, a1a8,
+    /// left out here); moves that are not legal are reported and left out.
+    #[test]
+    fn searchmoves_limits_the_root_in_both_modes() {
+        let (mut e, buf) = engine();
+        for mode in ["mcts", "alphabeta"] {
+            let out = session(
+                &mut e,
+                &buf,
+                &[
+                    &format!("setoption name PlayMode value {mode}"),
+                    "position fen 6k1/5ppp/8/8/8/8/8/R5K1[] w - - 0 1",
+                    "go searchmoves a1a2 g1f2 z9z9 a1a9 nodes 64",
+                ],
+            );
+            assert!(out.iter().any(|l| l.contains("searchmoves: z9z9 is not a legal move")), "{mode}: {out:?}");
+            let best = out.last().unwrap().split_whitespace().nth(1).unwrap();
+            assert!(best == "a1a2" || best == "g1f2", "{mode}: {out:?}");
+            let out = session(&mut e, &buf, &["go nodes 64"]);
+            assert_eq!(out.last().unwrap().split_whitespace().nth(1), Some("a1a8"), "{mode}: {out:?}");
+        }
     }
 
     /// Both alternative entry rules are played through UCI: placements are searched and

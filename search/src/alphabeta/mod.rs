@@ -292,6 +292,7 @@ impl AlphaBeta {
             killers: vec![[None; 2]; MAX_PLY + 1],
             pv: vec![Vec::new(); MAX_PLY + 1],
             root_best: None,
+            root_first: None,
             root_bias: HashMap::new(),
             root_moves,
         };
@@ -313,6 +314,7 @@ impl AlphaBeta {
                 break;
             }
             run.root_best = None;
+            run.root_first = (depth > 1).then_some(best.mv);
             let score = run.negamax(depth as i32, 0, -INFINITE, INFINITE);
             if run.stopped {
                 // A cut-off iteration still found its best move so far, once the first
@@ -373,6 +375,11 @@ struct Run<'a> {
     pv: Vec<Vec<Move>>,
     /// The best root move of the iteration in progress, with its score.
     root_best: Option<(Move, i32)>,
+    /// The previous iteration's best move, searched first at the root: a cut-off
+    /// iteration's result is only trusted because its first move is that one (the
+    /// table's move may be older: a deeper entry from an earlier search, which a
+    /// shallower new one does not replace).
+    root_first: Option<Move>,
     /// What [`AbConfig::root_value`] adds to each root move's score.
     root_bias: HashMap<Move, i32>,
     /// The only moves the root may play, when limited.
@@ -637,7 +644,11 @@ impl Run<'_> {
             }
         }
         let futile = depth == 1 && static_eval.is_some_and(|e| e + FUTILITY_MARGIN <= alpha);
-        let tt_move = entry.and_then(|e| e.mv).filter(|m| moves.contains(m));
+        let tt_move = match (ply, self.root_first) {
+            (0, Some(first)) => Some(first),
+            _ => entry.and_then(|e| e.mv),
+        }
+        .filter(|m| moves.contains(m));
         if ply < self.cfg.policy_plies {
             self.ensure_evaluated(std::slice::from_ref(&pos), false);
         }
