@@ -184,8 +184,6 @@ def main():
     if not rows:
         sys.exit("gating-value: the probe found no gating move with a legal twin")
     jobs = sorted({(r["fen"], r["move"]) for r in rows} | {(r["fen"], r["twin"]) for r in rows})
-    print(f"gating-value: {len(rows)} gating moves in {len({r['fen'] for r in rows})} positions; "
-          f"{len(jobs)} Fairy-Stockfish searches at depth {a.depth}", file=sys.stderr)
     # Fairy-Stockfish's scores are kept beside the results (fsf-scores.json, by depth), so
     # a rerun of the same probe only searches what is new.
     cache_path = f"{a.out}/fsf-scores.json"
@@ -195,6 +193,8 @@ def main():
         cache = {}
     known = cache.get(str(a.depth), {})
     todo = [j for j in jobs if f"{j[0]}|{j[1]}" not in known]
+    print(f"gating-value: {len(rows)} gating moves in {len({r['fen'] for r in rows})} positions; "
+          f"{len(jobs)} Fairy-Stockfish scores at depth {a.depth}, {len(todo)} of them to search", file=sys.stderr)
     for (f, m), cp in valuate(todo, a.depth, a.workers).items() if todo else []:
         known[f"{f}|{m}"] = cp
     cache[str(a.depth)] = known
@@ -239,7 +239,7 @@ def main():
     table = head + [line("all", rows, 0)]
     for k, piece in enumerate(["E", "H"]):
         table.append(line(f"gating the {'Elephant' if piece == 'E' else 'Hawk'}", [r for r in rows if r["piece"] == piece], 10 + k))
-    vias = sorted({r["via"] for r in rows}, key=lambda v: -sum(r["via"] == v for r in rows))
+    vias = sorted({r["via"] for r in rows}, key=lambda v: (-sum(r["via"] == v for r in rows), v))
     by_via = head + [line(v, [r for r in rows if r["via"] == v], 20 + k) for k, v in enumerate(vias)]
 
     # The best move of each position: is it a gate, by each valuation?
