@@ -4,17 +4,11 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use research::games::pgn_variant;
-use research::pgn::{parse, PgnGame};
+use schess::pgn::{parse, PgnGame};
 use schess::{Game, Position};
 
 fn replay(g: &PgnGame) -> Option<Game> {
-    let variant = pgn_variant(g).ok()?;
-    let start = match g.tag("FEN") {
-        Some(fen) => Position::from_fen_variant(fen, variant).ok()?,
-        None => Position::new(variant),
-    };
-    let mut game = Game::new(start);
+    let mut game = Game::new(g.start().ok()?);
     for san in &g.moves {
         game.play_san(san).ok()?;
     }

@@ -8,12 +8,12 @@
 //! a PGN game with an illegal move becomes a warning that names the file (and the game);
 //! only an input that yields no file at all is an error.
 
-use crate::pgn::{self, PgnGame};
 use crate::stats::{GameSummary, SummaryBuilder};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
-use schess::{Position, Variant};
+use schess::pgn::{self, PgnGame};
+use schess::Position;
 use selfplay::shard::{self, GameRecord, ShardError};
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
@@ -185,22 +185,8 @@ pub fn load_pgn(path: &Path, opts: LoadOptions) -> Result<Loaded, LoadError> {
     Ok(out)
 }
 
-/// The rule set of a PGN game: its `Variant` tag; without one, S-Chess if the `FEN` tag
-/// has a hand (`[...]`), else orthodox chess (szero writes `Variant` only for S-Chess).
-pub fn pgn_variant(g: &PgnGame) -> Result<Variant, String> {
-    match g.tag("Variant") {
-        Some(v) => Variant::from_name(v.trim()).ok_or_else(|| format!("unsupported variant {v:?}")),
-        None if g.tag("FEN").is_some_and(|f| f.contains('[')) => Ok(Variant::Seirawan),
-        None => Ok(Variant::Chess),
-    }
-}
-
 fn pgn_game(g: &PgnGame, name: &str, index: usize, opts: LoadOptions) -> Result<Replayed, String> {
-    let variant = pgn_variant(g)?;
-    let start = match g.tag("FEN") {
-        Some(fen) => Position::from_fen_variant(fen, variant).map_err(|e| format!("FEN tag: {e}"))?,
-        None => Position::new(variant),
-    };
+    let start = g.start()?;
     let mut replay = Replay::new(&start, None, opts, seed_for(name, index, opts.seed));
     for (i, san) in g.moves.iter().enumerate() {
         let m = replay.pos.parse_san(san).map_err(|e| {

@@ -3,7 +3,7 @@
 //! which comes first, how often one never enters, how that goes with results and across
 //! generations, and what a trained network's policy and value say about it.
 //!
-//! - [`games`]: self-play shards of a run, or PGN files ([`pgn`]), into [`stats::GameSummary`]s.
+//! - [`games`]: self-play shards of a run, or PGN files ([`schess::pgn`]), into [`stats::GameSummary`]s.
 //! - [`stats`]: the gating statistics.
 //! - [`network`]: probing a network's policy and value on gating moves.
 //! - [`plots`], [`report`], [`analysis`]: SVG charts, the HTML page and CSV tables.
@@ -13,7 +13,6 @@
 pub mod analysis;
 pub mod games;
 pub mod network;
-pub mod pgn;
 pub mod plots;
 pub mod report;
 pub mod stats;

@@ -272,14 +272,9 @@ fn game_of(args: &AnalyseArgs) -> Result<Game> {
         }
         (None, Some(path)) => {
             let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-            let parsed = research::pgn::parse(&text);
+            let parsed = schess::pgn::parse(&text);
             let g = parsed.games.first().with_context(|| format!("{}: no game", path.display()))?;
-            let variant = research::games::pgn_variant(g).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-            let start = match g.tag("FEN") {
-                Some(fen) => Position::from_fen_variant(fen, variant)
-                    .map_err(|e| anyhow::anyhow!("{}: FEN tag: {e}", path.display()))?,
-                None => Position::new(variant),
-            };
+            let start = g.start().map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
             let plies = args.ply.unwrap_or(g.moves.len());
             if plies > g.moves.len() {
                 bail!("{}: --ply {plies}, but the game has {} plies", path.display(), g.moves.len());

@@ -1,9 +1,11 @@
 //! A small PGN reader: tag pairs and the SAN moves of the main line.
 //!
 //! Enough for the files szero and Fairy-Stockfish based tools write (pyffish-style SAN such
-//! as `Nc3/E` or `O-O/Hh1`, which [`schess::Position::parse_san`] reads): comments (`{}`
+//! as `Nc3/E` or `O-O/Hh1`, which [`crate::Position::parse_san`] reads): comments (`{}`
 //! and `;`), variations (skipped, nested), NAGs, move numbers (`1.`, `1...`, `1.e4`),
 //! `%` escape lines and the result token. Moves are checked later, against the position.
+
+use crate::position::{Position, Variant};
 
 /// One game: its tags, main-line SAN tokens, and the line where it starts (messages).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -25,6 +27,25 @@ impl PgnGame {
     /// The result: the `Result` tag, else the movetext's marker.
     pub fn result(&self) -> Option<&str> {
         self.tag("Result").or(self.result_token.as_deref())
+    }
+
+    /// The rule set: the `Variant` tag; without one, S-Chess if the `FEN` tag has a hand
+    /// (`[...]`), else orthodox chess (szero writes `Variant` only for S-Chess).
+    pub fn variant(&self) -> Result<Variant, String> {
+        match self.tag("Variant") {
+            Some(v) => Variant::from_name(v.trim()).ok_or_else(|| format!("unsupported variant {v:?}")),
+            None if self.tag("FEN").is_some_and(|f| f.contains('[')) => Ok(Variant::Seirawan),
+            None => Ok(Variant::Chess),
+        }
+    }
+
+    /// The start position: the `FEN` tag's, else the variant's own.
+    pub fn start(&self) -> Result<Position, String> {
+        let variant = self.variant()?;
+        match self.tag("FEN") {
+            Some(fen) => Position::from_fen_variant(fen, variant).map_err(|e| format!("FEN tag: {e}")),
+            None => Ok(Position::new(variant)),
+        }
     }
 
     fn is_empty(&self) -> bool {

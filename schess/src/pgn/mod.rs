@@ -1,7 +1,12 @@
-//! PGN output in the form chess-variant tools expect for S-Chess: `[Variant "Seirawan"]`,
+//! PGN in the form chess-variant tools expect for S-Chess: `[Variant "Seirawan"]`,
 //! `[SetUp]`/`[FEN]` for non-standard starts, and SAN as pyffish writes it (see
 //! [`Position::san_pyffish`]); where pyffish's form would be ambiguous (two gating moves
 //! sharing one string) the disambiguated SAN is written instead, so every game reads back.
+//! The writer is here; the reader ([`parse`]) beside it, so the two are tested together.
+
+mod reader;
+
+pub use reader::{parse, Parsed, PgnGame};
 
 use crate::game::Game;
 use crate::position::{Position, Variant};
