@@ -13,10 +13,10 @@
 
 use anyhow::{Context, Result};
 use models::{DeviceChoice, NetConfig, Precision};
-use search::config::check::{count, require, unit};
-use search::config::ConfigError;
 use selfplay::SelfplayConfig;
 use serde::{Deserialize, Serialize};
+use settings::check::{count, require, unit};
+use settings::ConfigError;
 use std::path::Path;
 
 /// Network architecture (for generation 0) and where networks run.

@@ -3,10 +3,10 @@
 use crate::elo::SprtConfig;
 use crate::matches::Adjudication;
 use models::{DeviceChoice, Precision};
-use search::config::check::{count, require};
-use search::config::ConfigError;
 use search::SearchConfig;
 use serde::{Deserialize, Serialize};
+use settings::check::{count, require};
+use settings::ConfigError;
 use std::path::PathBuf;
 
 /// How a candidate network is judged.
@@ -145,7 +145,7 @@ impl Default for GateConfig {
 impl GateConfig {
     /// Gate games played at once (`concurrency`, or one per core for 0).
     pub fn workers(&self) -> usize {
-        search::config::threads_or_cores(self.concurrency)
+        settings::threads_or_cores(self.concurrency)
     }
 
     /// Checks values serde cannot.

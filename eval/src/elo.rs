@@ -11,9 +11,9 @@
 //! * the LLR is the exact GSPRT (maximum-likelihood distributions with the hypothesised
 //!   expected scores), not the normal approximation.
 
-use search::config::check::require;
-use search::config::ConfigError;
 use serde::{Deserialize, Serialize};
+use settings::check::require;
+use settings::ConfigError;
 
 /// 97.5% quantile of the standard normal distribution (two-sided 95% interval).
 const Z_975: f64 = 1.959_963_984_540_054;

@@ -76,7 +76,7 @@ impl GateDecision {
 #[derive(Debug, thiserror::Error)]
 pub enum GateError {
     #[error("invalid gate configuration: {0}")]
-    Config(#[from] search::config::ConfigError),
+    Config(#[from] settings::ConfigError),
     #[error("{}: {error}", path.display())]
     Io { path: PathBuf, error: std::io::Error },
     #[error("{}:{line}: not a gate decision ({reason}); the log is damaged: restore it or remove that line", path.display())]

@@ -5,8 +5,8 @@
 //! knowing its architecture in advance and so that loading weights into a network of
 //! another shape fails with a clear error instead of a shape panic deep inside libtorch.
 
-use search::config::check::require;
 use serde::{Deserialize, Serialize};
+use settings::check::require;
 
 /// Board side length: inputs are `[N, input_planes, 8, 8]`.
 pub const BOARD_SIZE: i64 = 8;
@@ -92,7 +92,7 @@ pub struct MovesLeftConfig {
     pub hidden: i64,
 }
 
-pub use search::config::ConfigError;
+pub use settings::ConfigError;
 
 impl NetConfig {
     /// A small but complete network with the given encoding sizes: 6 blocks of 64

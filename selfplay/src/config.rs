@@ -1,10 +1,10 @@
 //! Self-play settings (the run config's `[selfplay]` table); its `search` table is
 //! [`search::SearchConfig`].
 
-use search::config::check::{count, non_negative, require, unit};
-use search::config::ConfigError;
 use search::SearchConfig;
 use serde::{Deserialize, Serialize};
+use settings::check::{count, non_negative, require, unit};
+use settings::ConfigError;
 
 /// How self-play scores a game that reaches `max_plies`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -109,7 +109,7 @@ impl SelfplayConfig {
 
     /// Worker threads actually started (`threads`, or one per core for 0).
     pub fn worker_threads(&self) -> usize {
-        search::config::threads_or_cores(self.threads)
+        settings::threads_or_cores(self.threads)
     }
 }
 

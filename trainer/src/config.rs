@@ -6,8 +6,8 @@
 //! rather than a silently ignored setting.
 
 use models::{DeviceChoice, Precision};
-use search::config::check::{count, non_negative, positive, require, unit};
 use serde::{Deserialize, Serialize};
+use settings::check::{count, non_negative, positive, require, unit};
 
 /// Which optimiser updates the weights.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -203,7 +203,7 @@ impl Default for TrainConfig {
     }
 }
 
-pub use search::config::ConfigError;
+pub use settings::ConfigError;
 
 impl TrainConfig {
     /// Checks every setting, so that training cannot fail later on a bad value.

@@ -243,7 +243,7 @@ pub enum MatchError {
     #[error("{}: {error}", path.display())]
     Io { path: PathBuf, error: std::io::Error },
     #[error("invalid match settings: {0}")]
-    Config(#[from] search::config::ConfigError),
+    Config(#[from] settings::ConfigError),
 }
 
 /// A match between two players, batched whenever one side is a fixed-playout MCTS (its
