@@ -14,63 +14,30 @@ import csv
 import json
 import math
 import random
-import subprocess
 import sys
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 
+from uci_engine import Engine
+
 MATE_CP = 1000  # mates (and anything beyond) count as +-10 pawns in means
 
 
-class Engine:
-    """One Fairy-Stockfish process speaking UCI, variant seirawan."""
-
-    def __init__(self, cmd="fairy-stockfish"):
-        self.p = subprocess.Popen([cmd], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
-        self.send("uci")
-        self.wait("uciok")
-        self.send("setoption name UCI_Variant value seirawan")
-        self.send("setoption name Threads value 1")
-        self.send("setoption name Hash value 16")
-        self.send("isready")
-        self.wait("readyok")
-
-    def send(self, line):
-        self.p.stdin.write(line + "\n")
-
-    def wait(self, prefix):
-        lines = []
-        while True:
-            line = self.p.stdout.readline()
-            if not line:
-                raise RuntimeError(f"fairy-stockfish ended while waiting for {prefix}")
-            lines.append(line.strip())
-            if line.startswith(prefix):
-                return lines
-
-    def score(self, fen, move, depth):
-        """Centipawns of `move` for the side to move in `fen` (mates as +-MATE_CP)."""
-        self.send("ucinewgame")
-        self.send(f"position fen {fen}")
-        self.send(f"go depth {depth} searchmoves {move}")
-        lines = self.wait("bestmove")
-        best = lines[-1].split()[1]
-        if best != move:
-            raise RuntimeError(f"asked for {move} in {fen}, fairy-stockfish played {best}")
-        cp = None
-        for line in lines:
-            w = line.split()
-            if w[:1] == ["info"] and "score" in w and "pv" in w:
-                i = w.index("score")
-                kind, val = w[i + 1], int(w[i + 2])
-                cp = max(-MATE_CP, min(MATE_CP, val)) if kind == "cp" else (MATE_CP if val > 0 else -MATE_CP)
-        if cp is None:
-            raise RuntimeError(f"no score for {move} in {fen}")
-        return cp
-
-    def close(self):
-        self.send("quit")
-        self.p.wait(timeout=10)
+def score(engine, fen, move, depth):
+    """Centipawns of `move` for the side to move in `fen` (mates as +-MATE_CP)."""
+    best, lines = engine.go(fen, f"depth {depth} searchmoves {move}")
+    if best != move:
+        raise RuntimeError(f"asked for {move} in {fen}, fairy-stockfish played {best}")
+    cp = None
+    for line in lines:
+        w = line.split()
+        if w[:1] == ["info"] and "score" in w and "pv" in w:
+            i = w.index("score")
+            kind, val = w[i + 1], int(w[i + 2])
+            cp = max(-MATE_CP, min(MATE_CP, val)) if kind == "cp" else (MATE_CP if val > 0 else -MATE_CP)
+    if cp is None:
+        raise RuntimeError(f"no score for {move} in {fen}")
+    return cp
 
 
 def valuate(jobs, depth, workers):
@@ -78,9 +45,9 @@ def valuate(jobs, depth, workers):
     chunks = [jobs[i::workers] for i in range(workers)]
 
     def run(chunk):
-        e = Engine()
+        e = Engine(options=[("Threads", 1), ("Hash", 16)])
         try:
-            return {(f, m): e.score(f, m, depth) for f, m in chunk}
+            return {(f, m): score(e, f, m, depth) for f, m in chunk}
         finally:
             e.close()
 
