@@ -10,6 +10,7 @@
 //! - [`alphabeta`]: the other play mode: alpha-beta with quiescence over the same
 //!   evaluators, the network at the quiet frontier evaluated in batches.
 //! - [`engine`]: one type for either mode, what the playing programs hold.
+//! - [`root_moves`]: the rule both modes follow when told to choose among some moves only.
 //! - [`config`]: the search settings, and the checks every config table words its
 //!   errors with.
 //!
@@ -19,6 +20,7 @@ pub mod alphabeta;
 pub mod config;
 pub mod engine;
 pub mod evaluator;
+pub mod root_moves;
 pub mod searcher;
 pub mod tree;
 

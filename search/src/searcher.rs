@@ -197,13 +197,8 @@ impl Searcher {
     pub fn begin_among(&mut self, game: &Game, budget: u32, root_moves: Option<&[Move]>) {
         let started = Instant::now();
         let pos = game.position().clone();
-        let mut legal: Vec<Move> = pos.legal_moves().to_vec();
-        if let Some(allowed) = root_moves {
-            let kept: Vec<Move> = legal.iter().copied().filter(|m| allowed.contains(m)).collect();
-            if !kept.is_empty() {
-                legal = kept;
-            }
-        }
+        let limited = crate::root_moves::limit(&pos, root_moves);
+        let legal = limited.clone().unwrap_or_else(|| pos.legal_moves().to_vec());
         let decided = |best: Option<Move>, wdl: [f32; 3], mate: Option<i32>, depth: u32| SearchResult {
             best,
             ponder: None,
@@ -224,7 +219,7 @@ impl Searcher {
             Active::Decided(decided(Some(mate), [1.0, 0.0, 0.0], Some(1), 1))
         } else {
             let mut tree = self.take_tree(game);
-            tree.restrict_root(root_moves);
+            tree.restrict_root(limited.as_deref());
             let needs_setup = !tree.is_root_expanded();
             if !needs_setup {
                 tree.setup_root(&self.cfg, budget, false, &mut self.rng);

@@ -205,10 +205,7 @@ impl Tree {
     /// legal; `None`, or none legal, lifts the limit). Call before [`Tree::setup_root`]:
     /// the Gumbel root draws its candidates from the allowed moves.
     pub fn restrict_root(&mut self, moves: Option<&[Move]>) {
-        let legal = self.positions[0].legal_moves();
-        self.root_moves = moves
-            .map(|m| m.iter().copied().filter(|mv| legal.contains(mv)).collect::<Vec<_>>())
-            .filter(|m| !m.is_empty() && m.len() < legal.len());
+        self.root_moves = crate::root_moves::limit(&self.positions[0], moves);
     }
 
     /// Whether root child `i` (a node index) may be searched and chosen.
@@ -330,13 +327,20 @@ impl Tree {
         if !chosen_lost {
             return None;
         }
-        self.allowed_root_children()
-            .filter(|&i| !lost(i))
-            .max_by(|&a, &b| {
-                let (x, y) = (&self.nodes[a], &self.nodes[b]);
-                x.n.cmp(&y.n).then(x.raw_prior.total_cmp(&y.raw_prior))
-            })
-            .and_then(|i| self.nodes[i].mv)
+        self.most_visited(self.allowed_root_children().filter(|&i| !lost(i))).and_then(|i| self.nodes[i].mv)
+    }
+
+    /// The root's move proven to win, when the solver is on.
+    fn solver_win(&self, cfg: &SearchConfig) -> Option<usize> {
+        cfg.solver.then(|| self.proven_child(0, Proof::Win)).flatten()
+    }
+
+    /// The most visited of `children` (ties broken by prior).
+    fn most_visited(&self, children: impl Iterator<Item = usize>) -> Option<usize> {
+        children.max_by(|&a, &b| {
+            let (x, y) = (&self.nodes[a], &self.nodes[b]);
+            x.n.cmp(&y.n).then(x.raw_prior.total_cmp(&y.raw_prior))
+        })
     }
 
     /// Whether the root's result is proven (its search cannot change the move).
@@ -391,7 +395,9 @@ impl Tree {
                 let is_root = node == 0;
                 let child = if is_root && self.gumbel.is_some() {
                     self.next_gumbel_child().unwrap_or_else(|| self.select_child(0, true, cfg, false))
-                } else if let Some(won) = self.proven_child(node, Proof::Win).filter(|_| cfg.solver) {
+                } else if let Some(won) = is_root.then(|| self.solver_win(cfg)).flatten() {
+                    // Below the root a node with a proven win is proven itself, and the
+                    // descent stops there before choosing among its moves.
                     won
                 } else {
                     self.select_child(node, is_root, cfg, forced_playouts && is_root)
@@ -707,13 +713,7 @@ impl Tree {
     /// The most visited root move (ties broken by prior); with the solver's proofs, a
     /// proven win first and a proven loss last.
     pub fn best_move(&self) -> Option<Move> {
-        let most_visited = self
-            .allowed_root_children()
-            .max_by(|&a, &b| {
-                let (x, y) = (&self.nodes[a], &self.nodes[b]);
-                x.n.cmp(&y.n).then(x.raw_prior.total_cmp(&y.raw_prior))
-            })
-            .and_then(|i| self.nodes[i].mv);
+        let most_visited = self.most_visited(self.allowed_root_children()).and_then(|i| self.nodes[i].mv);
         self.solver_override(most_visited).or(most_visited)
     }
 

@@ -18,7 +18,7 @@
 //! | `ab-material:movetime=1000` | the same search over live material alone (the control) |
 //! | `uci:cmd=fairy-stockfish,depth=1` | an external UCI engine (`engine:` is an alias) |
 //!
-//! Any player but MCTS also takes gating restrictions ([`restrict`]): `nogate=true`,
+//! Any player also takes gating restrictions ([`restrict`]): `nogate=true`,
 //! `gate_first=E|H`, `castle_gate=false`, `gate_files=abcd`, `gate_from=N`.
 //!
 //! Search keys (MCTS and alpha-beta): `model`, `mode` (`mcts` or `alphabeta`), `nodes`

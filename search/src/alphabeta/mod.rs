@@ -254,9 +254,9 @@ impl AlphaBeta {
         on_info: &mut dyn FnMut(&SearchInfo),
     ) -> anyhow::Result<SearchResult> {
         let pos = game.position().clone();
+        let limited = crate::root_moves::limit(&pos, root_moves);
         let mut legal = pos.legal_moves();
-        let root_moves = root_moves.filter(|r| legal.iter().any(|m| r.contains(m)));
-        if let Some(r) = root_moves {
+        if let Some(r) = &limited {
             legal.retain(|m| r.contains(m));
         }
         let started = Instant::now();
@@ -294,7 +294,7 @@ impl AlphaBeta {
             root_best: None,
             root_first: None,
             root_bias: HashMap::new(),
-            root_moves,
+            root_moves: limited.as_deref(),
         };
         run.ensure_evaluated(std::slice::from_ref(&pos), false);
         if self.cfg.root_value != 0 {
