@@ -122,18 +122,38 @@ fn a_budget_in_steps_stops_at_that_step_once_its_candidate_is_gated() {
     assert_eq!(trainer_step(&run), 25);
 }
 
+/// How far a run directory has got: the moments at which the test below kills a run.
+/// Progress, not wall time, so that a fast machine cannot finish the run between kills
+/// and a slow one is not killed before it has started anything.
+fn reached(run: &Path, milestone: usize) -> bool {
+    match milestone {
+        0 => !files(&run.join("shards"), "shard").is_empty(),
+        1 => trainer_step(run) >= 10,
+        2 => !files(&run.join("candidates"), "safetensors").is_empty(),
+        _ => eval::gate::read_log(run).is_ok_and(|log| log.iter().any(|d| d.promoted)),
+    }
+}
+
 #[test]
 fn killed_runs_resume_without_losing_or_corrupting_anything() {
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("run");
-    // A cheap deterministic "random" schedule of kills.
-    let delays_ms = [2500u64, 4100, 3300, 5200];
+    // Each run is killed a little after the run directory reaches the next milestone;
+    // the extra delays vary where in the work the kill lands.
+    let extra_ms = [0u64, 150, 40, 300];
     let mut max_step = 0;
     let mut kills = 0;
-    for d in delays_ms {
+    for (milestone, extra) in extra_ms.into_iter().enumerate() {
         let mut child = start(&run);
-        std::thread::sleep(Duration::from_millis(d));
-        if let Some(status) = child.try_wait().unwrap() {
+        let t = Instant::now();
+        let mut finished = None;
+        while finished.is_none() && !reached(&run, milestone) {
+            assert!(t.elapsed() < Duration::from_secs(240), "milestone {milestone} not reached in 240 s");
+            finished = child.try_wait().unwrap();
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        std::thread::sleep(Duration::from_millis(extra));
+        if let Some(status) = finished.or_else(|| child.try_wait().unwrap()) {
             // Finished already: it must have done so cleanly.
             let out = child.wait_with_output().unwrap();
             assert!(status.success(), "run {kills} failed: {status}\n{}", String::from_utf8_lossy(&out.stderr));
@@ -153,7 +173,7 @@ fn killed_runs_resume_without_losing_or_corrupting_anything() {
         assert!(step >= max_step, "trainer went back from step {max_step} to {step}");
         max_step = step;
     }
-    assert!(kills >= 2, "the run finished before it could be killed twice (after {kills} kills)");
+    assert!(kills >= 3, "the run finished before it could be killed three times (after {kills} kills)");
     wait(start(&run), Duration::from_secs(300));
     assert!(trainer_step(&run) >= max_step);
     check_run(&run);
