@@ -40,6 +40,9 @@ enum Command {
     Train(cmd::train::TrainArgs),
     /// Play as a UCI engine on stdin/stdout (Fairy-Stockfish move strings, UCI_Variant seirawan).
     Uci(cmd::uci::UciArgs),
+    /// An S-Chess board in the browser: play szero, watch its search (policy, visits,
+    /// value, principal variation), open and export PGN.
+    Serve(cmd::serve::ServeArgs),
     /// Play games between two players (networks, baselines, UCI engines): Elo, pentanomial, SPRT.
     #[command(name = "match")]
     Match(cmd::matches::MatchArgs),
@@ -100,6 +103,7 @@ fn main() -> ExitCode {
         Command::Train(args) => cmd::train::run(args),
         Command::UpgradeNet(args) => cmd::upgrade_net::run(args),
         Command::Uci(args) => cmd::uci::run(args),
+        Command::Serve(args) => cmd::serve::run(args),
         Command::Match(args) => cmd::matches::run(args),
         Command::Suite(args) => cmd::suite::run(args),
         Command::Gate(args) => cmd::gate::run(args),

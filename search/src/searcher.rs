@@ -8,7 +8,7 @@
 
 use crate::config::SearchConfig;
 use crate::evaluator::{Evaluation, Evaluator};
-use crate::tree::{Leaf, Tree};
+use crate::tree::{Leaf, RootChild, Tree};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use schess::{Game, Move, Position};
@@ -294,6 +294,15 @@ impl Searcher {
         match self.active.as_ref()? {
             Active::Decided(r) => Some(r.info.clone()),
             Active::Tree(t) => Some(tree_info(t)),
+        }
+    }
+
+    /// Each root move's prior, visits and value so far, for a display of the search
+    /// (empty when the search was settled without a tree, or before the root's expansion).
+    pub fn root_children(&self) -> Vec<RootChild> {
+        match &self.active {
+            Some(Active::Tree(t)) if t.tree.is_root_expanded() => t.tree.root_children(),
+            _ => Vec::new(),
         }
     }
 

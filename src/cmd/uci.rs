@@ -26,9 +26,6 @@ pub struct UciArgs {
     mode: Option<search::PlayMode>,
 }
 
-/// The trained network committed with the source, found where this binary was built from.
-const SHIPPED_NETWORK: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/models/szero-default.safetensors");
-
 pub fn run(args: UciArgs) -> Result<ExitCode> {
     let mut engine = UciEngine::new(Output::new(std::io::stdout()));
     // The `Threads` option's default from the start, not libtorch's one thread per core:
@@ -40,8 +37,7 @@ pub fn run(args: UciArgs) -> Result<ExitCode> {
     if let Some(mode) = args.mode {
         engine.set_mode(mode);
     }
-    let shipped = PathBuf::from(SHIPPED_NETWORK);
-    let model = args.model.clone().or_else(|| shipped.exists().then_some(shipped));
+    let model = args.model.clone().or_else(super::shipped_network);
     if let Some(model) = &model {
         // Before the protocol starts, so a wrong path fails loudly instead of silently
         // playing with the uniform evaluator. Diagnostics go to stderr, not to the GUI.
