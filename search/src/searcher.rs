@@ -273,7 +273,11 @@ impl Searcher {
             return None;
         }
         let leaf = t.tree.select_leaf(&self.cfg, false, MAX_TERMINAL_IN_A_ROW);
-        t.exhausted = leaf.is_none();
+        // `None` after many terminal backups in a row: every line may end in a known
+        // result, or the search keeps choosing one proven line (a draw, say) while other
+        // moves are still open; more playouts then explore those. With the solver, the
+        // root's proof tells the two apart; without it, the many backups must do.
+        t.exhausted = leaf.is_none() && (!self.cfg.solver || t.tree.root_proven());
         leaf
     }
 
@@ -506,5 +510,32 @@ mod tests {
         control.stop.store(true, Ordering::Relaxed);
         let r = s.search(&game, &Limits { infinite: true, ..Limits::default() }, &control, &mut |_| {}).unwrap();
         assert!(r.best.is_some());
+    }
+
+    #[test]
+    fn a_proven_line_chosen_again_and_again_does_not_end_the_search() {
+        // After 1.e4, MCTS over live material keeps choosing a line the solver has
+        // proven: 64 backups in a row once ended this search at 23,780 of its playouts.
+        let cfg = SearchConfig { root_mode: crate::RootMode::Puct, ..SearchConfig::default() };
+        let mut s = Searcher::new(Arc::new(crate::evaluator::MaterialEvaluator), cfg, false, 1);
+        let mut game = Game::new(Position::startpos());
+        game.play_uci("e2e4").unwrap();
+        let r = s.search(&game, &Limits::nodes(40_000), &SearchControl::default(), &mut |_| {}).unwrap();
+        assert_eq!(r.info.nodes, 40_000);
+    }
+
+    #[test]
+    fn a_proven_root_ends_the_search_early() {
+        // Black's only move, Kb8, loses by force (Rc1 and Rc8 mate): once the solver has
+        // proven it, more playouts change nothing and the search stops long before its time.
+        let fen = "k7/8/1K6/8/8/8/8/1R6[] b - - 0 1";
+        let game = Game::new(Position::from_fen(fen).unwrap());
+        let mut s = searcher();
+        let t = Instant::now();
+        let limits = Limits { time: Some(Duration::from_secs(20)), ..Limits::default() };
+        let r = s.search(&game, &limits, &SearchControl::default(), &mut |_| {}).unwrap();
+        assert!(t.elapsed() < Duration::from_secs(10), "took {:?}", t.elapsed());
+        assert!(s.tree.as_ref().unwrap().2.root_proven());
+        assert_eq!(r.best.map(|m| m.to_uci()).as_deref(), Some("a8b8"));
     }
 }
