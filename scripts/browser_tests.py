@@ -249,6 +249,16 @@ def main():
                 page.wait_for_function("() => window.szero.state.cursor === 0")
                 page.click("#next")
                 page.wait_for_function("() => window.szero.state.cursor === 1 && window.szero.state.view.history.length === 1")
+                # Stepped through analysed: each position shown starts its own analysis.
+                page.fill("#analyse-seconds", "1")
+                page.check("#auto-analyse")
+                page.click("#next")
+                page.wait_for_function("() => window.szero.state.cursor === 2 && window.szero.state.analysis !== null")
+                page.wait_for_function("() => Number(document.getElementById('nodes').dataset.nodes || 0) > 0")
+                pv = page.locator("#pv").get_attribute("data-uci").split()
+                assert pv and pv[0] in sf.legal_moves(V, START, line[:2]), pv
+                page.uncheck("#auto-analyse")
+                page.click("#analyse")
 
             check("a gate against the engine, its replies legal", gate_against_the_engine)
             check("a castling gate on the rook's square", castling_gate_on_the_rook_square)

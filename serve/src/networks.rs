@@ -127,4 +127,20 @@ mod tests {
         assert_eq!(e.status, axum::http::StatusCode::BAD_REQUEST);
         assert!(e.message.contains("cannot load network \"broken\""), "{}", e.message);
     }
+
+    #[test]
+    fn a_run_offers_its_best_initial_and_candidates_as_they_appear() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = RunLayout::new(dir.path());
+        run.create().unwrap();
+        let nets = Networks::new(None, Some(dir.path().to_path_buf()), DeviceChoice::Cpu, Precision::F32);
+        assert_eq!(nets.default_name(), NONE, "nothing written yet");
+        for p in [run.best(), run.initial(), run.candidate(100)] {
+            std::fs::write(p, b"x").unwrap();
+        }
+        let names: Vec<String> = nets.list().into_iter().map(|n| n.name).collect();
+        assert_eq!(names, ["best", "initial", "candidate step-000000100", NONE]);
+        std::fs::write(run.candidate(200), b"x").unwrap();
+        assert_eq!(nets.list().len(), 5, "a new candidate appears without a restart");
+    }
 }

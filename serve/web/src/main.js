@@ -153,6 +153,7 @@ async function refresh() {
     movable: { color: humanMayMove(view) ? view.turn : undefined, dests: humanMayMove(view) ? dests(view) : new Map() },
   });
   board.setAutoShapes([]);
+  clearAnalysis();
   drawHands(view);
   drawHistory();
   $('fen').value = view.fen;
@@ -161,6 +162,8 @@ async function refresh() {
   $('status').dataset.outcome = view.outcome ? view.outcome.result : '';
   if (state.cursor === state.line.length && !view.outcome && engineSide() === view.turn && !state.thinking) {
     engineMove();
+  } else if ($('auto-analyse').checked && !view.outcome && !state.thinking) {
+    analyse();
   }
 }
 
@@ -241,8 +244,9 @@ async function engineMove() {
     if (state.cursor !== asked.length || state.line.slice(0, state.cursor).join() !== asked.join()) return refresh();
     state.line = asked.concat([r.move.uci]);
     state.cursor = state.line.length;
-    showScore(r.score, r.position.turn === 'white' ? 'black' : 'white');
     await refresh();
+    // szero's own verdict on its move, until an analysis replaces it.
+    showScore(r.score, r.position.turn === 'white' ? 'black' : 'white');
   } catch (e) {
     state.thinking = false;
     showError(`szero could not move: ${e.message}`);
@@ -359,9 +363,18 @@ function showUpdate(u) {
   board.setAutoShapes(shapes);
 }
 
+// The analysis shown belongs to one position: cleared when the board changes.
+function clearAnalysis() {
+  for (const id of ['value', 'wdl', 'nodes', 'nps', 'pv']) $(id).textContent = '';
+  $('nodes').dataset.nodes = 0;
+  $('pv').dataset.uci = '';
+  $('moves-table').querySelector('tbody').replaceChildren();
+}
+
 async function analyse() {
   if (state.analysis) return stopAnalysis();
   if (!state.view || state.view.outcome) return showError('the game is over: there is nothing to analyse');
+  clearAnalysis();
   const ctrl = new AbortController();
   state.analysis = ctrl;
   $('analyse').textContent = 'Stop';
@@ -405,6 +418,7 @@ async function analyse() {
 }
 
 $('analyse').onclick = () => analyse();
+$('auto-analyse').onchange = (ev) => { if (ev.target.checked && !state.analysis) analyse(); };
 
 $('export').onclick = async () => {
   try {
