@@ -14,7 +14,7 @@
 
 use crate::config::RunConfig;
 use anyhow::{Context, Result};
-use eval::gate::{best_network, commit_decision, complete_promotion, read_log, test_candidate};
+use eval::gate::{best_network, complete_promotion, next_candidate, run_gate_with};
 use indicatif::{ProgressBar, ProgressStyle};
 use runstore::Run;
 use selfplay::runner::{play_into, NetworkSource, RunOptions, SwappableNetwork};
@@ -101,7 +101,12 @@ pub fn run(cfg: &RunConfig, config_text: &str, run: &Run, stop: &AtomicBool, pro
     eprintln!("szero run: {}", thread_budget(cfg));
     let status = Status::default();
     status.generation.store(best_network(store)?.0 as u64, Ordering::Relaxed);
-    let gated = read_log(run.root())?.iter().filter_map(|d| d.candidate_step).max().unwrap_or(0);
+    let gated = eval::gate::read_log(run.root())?
+        .iter()
+        .filter(|d| !d.aborted)
+        .filter_map(|d| d.candidate_step)
+        .max()
+        .unwrap_or(0);
     status.gated_step.store(gated, Ordering::Relaxed);
     let started = Instant::now();
     let errors: Mutex<Vec<anyhow::Error>> = Mutex::new(Vec::new());
@@ -414,24 +419,14 @@ fn gate_stage(cfg: &RunConfig, store: &Run, status: &Status, stop: &AtomicBool) 
         // Promotions by other gates of the run, and the trainer's new candidates.
         complete_promotion(store)?;
         status.generation.store(u64::from(best_network(store)?.0), Ordering::Relaxed);
-        store.pull(&run.candidates())?;
-        let log = read_log(run.root())?;
-        // By file name: decisions other gates recorded name the candidate in their mirror.
-        let decided = |c: &Path| log.iter().any(|d| d.candidate.file_name() == c.file_name());
-        let newest = run.list_candidates()?.into_iter().next_back().filter(|c| !decided(c.as_path()));
-        let Some(candidate) = newest else {
+        let Some(candidate) = next_candidate(store)? else {
             sleep_unless(stop, Duration::from_secs(2));
             continue;
         };
-        let pgn = cfg.gate.save_pgn.then(|| run.gate_pgn(&eval::gate::candidate_stem(&candidate)));
-        let best = run.best();
-        let mut decision = test_candidate(&candidate, Some(&best), &cfg.gate, stop, pgn, &mut |_| {})?;
+        // The one promotion step, as `szero gate --run` takes it.
+        let decision = run_gate_with(store, &candidate, None, &cfg.gate, stop, &mut |_| {})?;
         if decision.aborted {
             break;
-        }
-        commit_decision(store, &mut decision)?;
-        if let Some(pgn) = decision.pgn.as_ref().filter(|p| p.exists()) {
-            store.publish(pgn)?;
         }
         if decision.promoted {
             status.generation.fetch_add(1, Ordering::Relaxed);

@@ -106,7 +106,9 @@ pub fn run_gate(
 }
 
 /// [`run_gate`] on any run (a directory or a mirrored S3 run), with an explicit opponent
-/// (default: the run's best network) and progress reports after each game pair. In a
+/// (default: the run's best network) and progress reports after each game pair: the one
+/// promotion step, which `szero gate --run` and the gate stage of `szero run` and
+/// `szero worker gate` all take (one after another, over [`next_candidate`]). In a
 /// mirrored run the candidate must be one of the run's own files (the promotion names it
 /// in the store), which is checked before any game is played; the games' PGN is published.
 pub fn run_gate_with(
@@ -136,6 +138,19 @@ pub fn run_gate_with(
         run.publish(pgn)?;
     }
     Ok(decision)
+}
+
+/// The trainer's newest candidate that no gate has decided on (brought in from the store
+/// first), or `None`. A decision cut short (`aborted`: a gate stopped mid-test) decides
+/// nothing, so its candidate is gated again. Decisions are matched by file name: those
+/// other gates recorded name the candidate in their own mirror.
+pub fn next_candidate(run: &Run) -> Result<Option<PathBuf>, GateError> {
+    let layout = run.layout();
+    run.pull(&layout.candidates())?;
+    let log = read_log(layout.root())?;
+    let decided = |c: &Path| log.iter().any(|d| !d.aborted && d.candidate.file_name() == c.file_name());
+    let candidates = layout.list_candidates().map_err(|error| GateError::Io { path: layout.candidates(), error })?;
+    Ok(candidates.into_iter().next_back().filter(|c| !decided(c)))
 }
 
 /// The network to beat: the last one promoted, else `best.safetensors`, else the run's
@@ -653,13 +668,22 @@ mod tests {
         assert!(!d.passed && !d.promoted);
         assert_eq!(std::fs::read(RunLayout::new(run).best()).unwrap(), std::fs::read(&b).unwrap());
 
-        // Stopped from outside: nothing promoted, recorded as aborted.
-        let d = run_gate(run, &a, &cfg, &AtomicBool::new(true)).unwrap();
+        // Stopped from outside: nothing promoted, recorded as aborted, and the candidate
+        // still waits for a decision.
+        let layout = RunLayout::new(run);
+        std::fs::create_dir_all(layout.candidates()).unwrap();
+        let candidate = layout.candidate(30);
+        save_net(&candidate, 3, 30);
+        let d = run_gate(run, &candidate, &cfg, &AtomicBool::new(true)).unwrap();
         assert!(d.aborted && !d.promoted);
+        assert_eq!(next_candidate(&Run::local(run)).unwrap(), Some(candidate.clone()));
+        // Decided, it is not offered again.
+        run_gate(run, &candidate, &cfg, &stop).unwrap();
+        assert_eq!(next_candidate(&Run::local(run)).unwrap(), None);
 
         let log = read_log(run).unwrap();
-        assert_eq!(log.len(), 4);
-        assert_eq!(log.iter().map(|d| d.promoted).collect::<Vec<_>>(), [true, true, false, false]);
+        assert_eq!(log.len(), 5);
+        assert_eq!(log.iter().take(4).map(|d| d.promoted).collect::<Vec<_>>(), [true, true, false, false]);
         // No temporary files left behind.
         let leftovers: Vec<_> = std::fs::read_dir(run)
             .unwrap()
