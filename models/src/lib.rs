@@ -16,16 +16,17 @@ pub mod checkpoint;
 pub mod checksum;
 pub mod config;
 pub mod device;
-pub mod encoding;
 pub mod evaluator;
 pub mod export;
 pub mod io;
 pub mod loader;
 pub mod net;
-pub mod policy_index;
 #[cfg(test)]
 mod testutil;
 pub mod upgrade;
+
+/// The input planes and the move index, torch-free in `formats`; here too, as before.
+pub use formats::{encoding, policy_index};
 
 pub use checkpoint::{CheckpointError, FormatVersions, Metadata, FORMAT_MAGIC};
 pub use config::{ConfigError, MaterialHeadConfig, MovesLeftConfig, NetConfig, SeConfig};

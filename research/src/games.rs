@@ -9,12 +9,12 @@
 //! only an input that yields no file at all is an error.
 
 use crate::stats::{GameSummary, SummaryBuilder};
+use formats::shard::{self, GameRecord, ShardError};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rayon::prelude::*;
 use schess::pgn::{self, PgnGame};
 use schess::Position;
-use selfplay::shard::{self, GameRecord, ShardError};
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 

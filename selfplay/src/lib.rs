@@ -2,13 +2,14 @@
 //! turn a network into training shards.
 //!
 //! - [`runner`]: many games per worker thread, leaves batched into one evaluator call.
-//! - [`shard`]: the training-sample file format; [`writer`] groups games into shards.
+//! - [`shard`]: the training-sample file format (torch-free, in `formats`); [`writer`] groups
+//!   games into shards.
 //! - [`stats`]: running totals for progress displays and logs.
 //! - [`config`]: the `[selfplay]` table.
 
 pub mod config;
 pub mod runner;
-pub mod shard;
+pub use formats::shard;
 pub mod stats;
 pub mod writer;
 

@@ -17,7 +17,7 @@ pub enum TrainError {
     #[error(transparent)]
     Network(#[from] models::CheckpointError),
     #[error(transparent)]
-    Shards(#[from] selfplay::shard::ShardError),
+    Shards(#[from] formats::shard::ShardError),
     #[error("{}: {source}", path.display())]
     Io { path: PathBuf, source: std::io::Error },
     #[error("{}: invalid trainer state: {reason}", path.display())]

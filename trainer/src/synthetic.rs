@@ -3,9 +3,9 @@
 //! shard format. Much faster to make than real self-play, and deterministic.
 
 use crate::rng::Rng;
+use formats::shard::{self, GameRecord, Sample, ShardError};
 use models::policy_index::index_of;
 use schess::{Game, Position};
-use selfplay::shard::{self, GameRecord, Sample, ShardError};
 use std::path::Path;
 
 /// `n` random games of at most `plies` moves from the S-Chess start, one sample per ply.

@@ -15,9 +15,9 @@
 //! with a warning and its samples never trained on.
 
 use crate::config::TrainConfig;
+use formats::shard::{self, GameRecord, Sample, ShardError};
 use models::policy_index::POLICY_SIZE;
 use schess::Position;
-use selfplay::shard::{self, GameRecord, Sample, ShardError};
 use serde::{Deserialize, Serialize};
 use std::collections::{HashSet, VecDeque};
 use std::path::{Path, PathBuf};

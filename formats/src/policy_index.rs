@@ -20,7 +20,7 @@
 //! Format 2 appended block 5 to format 1's 2,322 entries; every other index is unchanged,
 //! so policy targets written under format 1 mean the same under format 2 (shards of
 //! format 1 are still read) and a format-1 network upgrades by adding zero rows
-//! ([`crate::checkpoint::upgrade`]).
+//! (`models::checkpoint::upgrade`).
 //!
 //! Orders within each block are the numeric orders of squares (a1 = 0 .. h8 = 63) in the
 //! side to move's view. The layout is built once; a test checks that every legal move in

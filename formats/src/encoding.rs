@@ -23,7 +23,7 @@
 //!
 //! Format 2 appended the last 6 planes to format 1's 14; every earlier plane is unchanged,
 //! so a format-1 network upgrades exactly by giving the new planes zero weights
-//! ([`crate::checkpoint::upgrade`]).
+//! (`models::checkpoint::upgrade`).
 
 use crate::policy_index::relative_square;
 use schess::{Bitboard, Color, File, HandPiece, Position, Role, Square, Variant};

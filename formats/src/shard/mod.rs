@@ -12,7 +12,7 @@
 //! ```text
 //! 0   8  magic  b"SZSHARD\0"
 //! 8   4  format version (SHARD_FORMAT_VERSION; version 1 is still read, see [`v1`])
-//! 12  4  policy index version (models::policy_index::POLICY_FORMAT_VERSION; 1 is read too)
+//! 12  4  policy index version (crate::policy_index::POLICY_FORMAT_VERSION; 1 is read too)
 //! 16  8  payload length in bytes
 //! 24  4  CRC-32 of the payload
 //! 28  4  number of games
@@ -22,8 +22,8 @@
 //! half-written shard; a truncated or corrupted file fails the length or CRC check and is
 //! reported, never misread.
 
-use models::io::write_atomic;
-use models::policy_index::{POLICY_FORMAT_VERSION, READABLE_POLICY_FORMATS};
+use crate::policy_index::{POLICY_FORMAT_VERSION, READABLE_POLICY_FORMATS};
+use runstore::atomic::write_atomic;
 use schess::{Color, Game, Position, Termination, Variant};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
