@@ -4,7 +4,7 @@
 //! Nibbler shows them). Both are blocking and capped ([`Caps`]); the server runs them on
 //! their own threads, a bounded number at a time.
 
-use crate::board::{GateView, MoveView, PlayedMove, PositionView};
+use crate::board::{MoveView, PlayedMove, PositionView};
 use crate::error::ApiError;
 use eval::uci::info::q_to_cp;
 use schess::pgn::pgn_san;
@@ -217,15 +217,11 @@ impl AnalyseQuery {
     }
 }
 
-/// One root move in an analysis.
+/// One root move in an analysis: the move as the board shows it, with the search's view.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RootMoveView {
-    pub uci: String,
-    pub san: String,
-    pub from: String,
-    pub to: String,
-    /// The hand piece the move gates, and where.
-    pub gate: Option<GateView>,
+    #[serde(flatten)]
+    pub mv: MoveView,
     /// The network's probability for the move.
     pub prior: f32,
     pub visits: u32,
@@ -254,16 +250,7 @@ fn update(game: &Game, searcher: &Searcher, started: Instant, done: bool) -> Opt
     let mut moves: Vec<RootMoveView> = searcher
         .root_children()
         .into_iter()
-        .map(|c| RootMoveView {
-            uci: c.mv.to_uci(),
-            san: pgn_san(pos, c.mv),
-            from: c.mv.from().to_string(),
-            to: c.mv.to().to_string(),
-            gate: c.mv.gate().map(|(p, sq)| GateView { piece: p.role().upper_char(), square: sq.to_string() }),
-            prior: c.prior,
-            visits: c.visits,
-            q: c.q,
-        })
+        .map(|c| RootMoveView { mv: MoveView::new(pos, c.mv), prior: c.prior, visits: c.visits, q: c.q })
         .collect();
     moves.sort_by(|a, b| b.visits.cmp(&a.visits).then(b.prior.total_cmp(&a.prior)));
     Some(Update {
@@ -389,7 +376,7 @@ mod tests {
         assert!(last.nodes >= 400);
         assert_eq!(last.moves.len(), game.position().legal_moves().len());
         assert_eq!(last.moves.iter().map(|m| u64::from(m.visits)).sum::<u64>(), last.nodes);
-        assert!(last.moves.iter().any(|m| m.gate.as_ref().is_some_and(|g| g.piece == 'E')));
+        assert!(last.moves.iter().any(|m| m.mv.gate.as_ref().is_some_and(|g| g.piece == 'E')));
         assert!(!last.pv.is_empty());
         // A page that goes away stops the search at once.
         let mut sent = 0;

@@ -15,7 +15,7 @@ fn server(max_searches: usize) -> SocketAddr {
     let app = App::new(ServeConfig {
         networks: Networks::new(None, None, DeviceChoice::Cpu, Precision::F32),
         run: None,
-        caps: Caps { max_time: Duration::from_secs(10), ..Caps::default() },
+        caps: Caps { max_time: Duration::from_secs(60), max_playouts: 20_000_000, ..Caps::default() },
         max_searches,
     });
     let (tx, rx) = std::sync::mpsc::channel();
@@ -87,7 +87,7 @@ fn twenty_clients_at_once_each_get_their_own_position() {
 fn searches_past_the_slots_are_refused_until_a_page_goes_away() {
     let addr = server(1);
     // An analysis holds the only slot while its page listens.
-    let stream = send(addr, "GET", "/api/analyse?moves=e2e4&seconds=8", None);
+    let stream = send(addr, "GET", "/api/analyse?moves=e2e4&seconds=40", None);
     let mut reader = BufReader::new(stream);
     let mut head = String::new();
     while !head.ends_with("\r\n\r\n") {
@@ -104,7 +104,7 @@ fn searches_past_the_slots_are_refused_until_a_page_goes_away() {
     assert!(busy.headers.contains("retry-after"), "{}", busy.headers);
     assert!(error_of(&busy).contains("busy"));
     // The page closes the stream: the search stops and the slot is free again, long
-    // before the analysis' 8 seconds.
+    // before the analysis' 40 seconds (the margin is for loaded machines).
     let closed = Instant::now();
     drop(reader);
     loop {
@@ -113,7 +113,7 @@ fn searches_past_the_slots_are_refused_until_a_page_goes_away() {
             break;
         }
         assert_eq!(r.status, 503, "{}", r.body);
-        assert!(closed.elapsed() < Duration::from_secs(5), "the slot was not freed");
+        assert!(closed.elapsed() < Duration::from_secs(15), "the slot was not freed");
         std::thread::sleep(Duration::from_millis(50));
     }
 }
@@ -127,7 +127,7 @@ fn bad_input_gets_a_4xx_with_a_message() {
         ("POST", "/api/position", Some(r#"{"start":"8/8 w"}"#), 400, "bad FEN"),
         ("POST", "/api/position", Some(r#"{"colour":"white"}"#), 400, "unknown field"),
         ("POST", "/api/play", Some(r#"{"game":{},"network":"nope"}"#), 404, "unknown network"),
-        ("POST", "/api/play", Some(r#"{"game":{},"movetime_ms":999999}"#), 400, "cap"),
+        ("POST", "/api/play", Some(r#"{"game":{},"movetime_ms":9999999}"#), 400, "cap"),
         ("GET", "/api/analyse?seconds=-1", None, 400, "seconds must be positive"),
         ("GET", "/api/run/games", None, 404, "without --run"),
         ("GET", "/assets/nothing.js", None, 404, "no asset"),
