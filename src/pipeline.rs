@@ -95,7 +95,7 @@ pub fn run(cfg: &RunConfig, config_text: &str, run: &Run, stop: &AtomicBool, pro
     // The run's clock (minutes in ladders) follows the trainer: self-play workers come
     // and go without the run standing still.
     if cfg.run.train {
-        eval::clock::record_start(store, std::time::SystemTime::now())
+        runstore::clock::record_start(store, std::time::SystemTime::now())
             .with_context(|| format!("recording the start in {}", run.sessions().display()))?;
     }
     eprintln!("szero run: {}", thread_budget(cfg));
@@ -318,45 +318,24 @@ fn count_games(dir: &Path) -> u64 {
         .sum()
 }
 
-/// Uploads the trainer's newest checkpoint to a mirrored run's store if it is not there
-/// yet (its files, then its commit), and removes the store's checkpoints beyond the
-/// newest `keep`: a trainer started on another machine resumes from it.
+/// Commits the trainer's newest checkpoint to a mirrored run's store (the protocol is
+/// the run store's: [`Run::commit_checkpoint`]), keeping the newest `keep` there.
 pub(crate) fn upload_checkpoint(store: &Run, keep: usize) -> Result<()> {
-    let run = store.layout();
-    if !store.is_mirrored() {
-        return Ok(());
-    }
-    let Some(latest) = trainer::checkpoint::latest(&run.trainer())? else { return Ok(()) };
-    let name = latest.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let commit = run.checkpoint_commit(&name);
-    if store.store().get(&store.key_of(&commit).context("checkpoint commit outside the run")?)?.is_some() {
-        return Ok(());
-    }
-    store.push(&latest)?;
-    store.create_if_absent(&commit, name.as_bytes())?;
-    let commits = store.store().list(&store.key_of(&run.checkpoint_commits()).context("commits outside the run")?)?;
-    for old in commits.iter().rev().skip(keep.max(1)) {
-        let dir = run.trainer().join(old.name());
-        store.store().delete(&old.key)?;
-        for file in store.store().list(&store.key_of(&dir).context("checkpoint outside the run")?)? {
-            store.store().delete(&file.key)?;
-        }
+    if let Some(latest) = trainer::checkpoint::latest(&store.layout().trainer())? {
+        store.commit_checkpoint(&latest, keep)?;
     }
     Ok(())
 }
 
-/// A trainer on a new machine (an empty mirror) takes the newest checkpoint committed to
-/// the run's store; returns its step.
+/// A trainer on a new machine (an empty mirror) adopts the newest checkpoint committed to
+/// the run's store ([`Run::pull_newest_checkpoint`]); returns its step.
 pub(crate) fn restore_checkpoint(store: &Run) -> Result<Option<u64>> {
-    let run = store.layout();
-    if !store.is_mirrored() || trainer::checkpoint::latest(&run.trainer())?.is_some() {
+    let trainer_dir = store.layout().trainer();
+    if !store.is_mirrored() || trainer::checkpoint::latest(&trainer_dir)?.is_some() {
         return Ok(None);
     }
-    let commits = store.store().list(&store.key_of(&run.checkpoint_commits()).context("commits outside the run")?)?;
-    let Some(newest) = commits.last() else { return Ok(None) };
-    let dir = run.trainer().join(newest.name());
-    store.pull(&dir)?;
-    trainer::checkpoint::adopt(&run.trainer(), &dir)?;
+    let Some(dir) = store.pull_newest_checkpoint()? else { return Ok(None) };
+    trainer::checkpoint::adopt(&trainer_dir, &dir)?;
     Ok(trainer::checkpoint::checkpoint_step(&dir))
 }
 

@@ -10,11 +10,11 @@
 //! ladder that is run again (after more training, or after an interruption) plays only
 //! what it has not measured yet.
 
-use crate::clock::RunClock;
 use crate::elo::{EloEstimate, Pentanomial, Wdl};
 use crate::matches::openings::OpeningBook;
 use crate::matches::{Adjudication, MatchConfig, MatchReport};
 use crate::players::{MctsSpec, PlayerFactory, PlayerSpec};
+use runstore::clock::RunClock;
 use runstore::Run;
 use schess::Variant;
 use search::{RootMode, SearchConfig};
@@ -86,7 +86,7 @@ pub struct LadderNetwork {
     /// Trainer step of its weights.
     pub training_step: u64,
     /// Minutes of running (pauses between a kill and a resume left out, see
-    /// [`crate::clock`]) from the run's start to the file's creation.
+    /// [`runstore::clock`]) from the run's start to the file's creation.
     pub minutes: f64,
 }
 
@@ -121,7 +121,7 @@ pub fn networks(run: &Run, candidates: bool) -> anyhow::Result<Vec<LadderNetwork
     for f in &candidate_files {
         file_times.push(modified(f)?);
     }
-    let starts = crate::clock::read_starts(layout.root()).map_err(|e| anyhow::anyhow!("{}: {e}", run.address()))?;
+    let starts = runstore::clock::read_starts(layout.root()).map_err(|e| anyhow::anyhow!("{}: {e}", run.address()))?;
     let clock = RunClock::new(file_times[0], &starts, &file_times);
     let entry = |label: String, path: PathBuf, generation: Option<u32>| -> anyhow::Result<LadderNetwork> {
         let meta = models::checkpoint::read_metadata(&path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;

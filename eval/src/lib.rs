@@ -15,7 +15,6 @@
 //! - [`suite`]: test positions with one right move, and how many a player solves by kind.
 //! - [`uci`]: szero as a UCI engine.
 
-pub mod clock;
 pub mod config;
 pub mod elo;
 pub mod gate;

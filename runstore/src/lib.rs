@@ -34,6 +34,7 @@
 use std::path::{Path, PathBuf};
 
 pub mod atomic;
+pub mod clock;
 mod run;
 mod store;
 pub mod temp;
@@ -81,7 +82,7 @@ impl RunLayout {
         self.root.join("initial.safetensors")
     }
 
-    /// One record per start of a run's trainer (`eval::clock`).
+    /// One record per start of a run's trainer ([`clock`]).
     pub fn sessions(&self) -> PathBuf {
         self.root.join("sessions")
     }

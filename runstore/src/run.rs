@@ -143,6 +143,47 @@ impl Run {
         self.store.download(&self.key(path)?, path)
     }
 
+    /// Uploads the trainer's checkpoint directory `dir` (`trainer/step-N/`, complete) and
+    /// commits it (`trainer/committed/step-N`, created after its files), unless the store
+    /// has that commit already; then deletes the store's committed checkpoints beyond the
+    /// newest `keep`, commit first. A trainer on another machine resumes from the newest
+    /// commit ([`Run::pull_newest_checkpoint`]); files without a commit are never read.
+    /// Nothing to do for a local run.
+    pub fn commit_checkpoint(&self, dir: &Path, keep: usize) -> Result<(), StoreError> {
+        if !self.is_mirrored() {
+            return Ok(());
+        }
+        let name = dir.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let commit = self.layout.checkpoint_commit(&name);
+        if self.store.get(&self.key(&commit)?)?.is_some() {
+            return Ok(());
+        }
+        self.push(dir)?;
+        self.create_if_absent(&commit, name.as_bytes())?;
+        let commits = self.store.list(&self.key(&self.layout.checkpoint_commits())?)?;
+        for old in commits.iter().rev().skip(keep.max(1)) {
+            let files = self.layout.trainer().join(old.name());
+            self.store.delete(&old.key)?;
+            for file in self.store.list(&self.key(&files)?)? {
+                self.store.delete(&file.key)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Brings the newest committed checkpoint directory of the trainer into the mirror
+    /// and returns it (`None` for a local run, or a store without a commit).
+    pub fn pull_newest_checkpoint(&self) -> Result<Option<PathBuf>, StoreError> {
+        if !self.is_mirrored() {
+            return Ok(None);
+        }
+        let commits = self.store.list(&self.key(&self.layout.checkpoint_commits())?)?;
+        let Some(newest) = commits.last() else { return Ok(None) };
+        let dir = self.layout.trainer().join(newest.name());
+        self.pull(&dir)?;
+        Ok(Some(dir))
+    }
+
     /// Creates `path` with `bytes` unless it exists, deciding in the store (see
     /// [`Store::create`]): exactly one of racing processes wins, on any machine. The
     /// winner's mirror gets the file at once; others see it on their next [`Run::pull`].
@@ -221,6 +262,45 @@ mod tests {
         assert_eq!(b.pull(&b.layout().promotions()).unwrap(), 1);
         assert_eq!(std::fs::read(&claim_b).unwrap(), b"a");
         assert_eq!(b.key_of(&claim_b).as_deref(), Some("gate/promotions/gen-000001.json"));
+    }
+
+    #[test]
+    fn a_committed_checkpoint_moves_to_another_machine_and_old_ones_go() {
+        let Some((a, b, _dir)) = two_mirrors("checkpoints") else { return };
+        let write = |run: &Run, step: u64| -> PathBuf {
+            let dir = run.layout().trainer().join(format!("step-{step:09}"));
+            std::fs::create_dir_all(&dir).unwrap();
+            std::fs::write(dir.join("model.safetensors"), format!("net {step}")).unwrap();
+            std::fs::write(dir.join("state.json"), b"{}").unwrap();
+            dir
+        };
+        assert_eq!(b.pull_newest_checkpoint().unwrap(), None, "nothing committed yet");
+        let first = write(&a, 10);
+        a.commit_checkpoint(&first, 1).unwrap();
+        a.commit_checkpoint(&first, 1).unwrap(); // once only
+        let got = b.pull_newest_checkpoint().unwrap().expect("a committed checkpoint");
+        assert_eq!(got.file_name(), first.file_name());
+        assert_eq!(std::fs::read(got.join("model.safetensors")).unwrap(), b"net 10");
+        // A newer one replaces it in the store (keep 1): commit and files both go.
+        let second = write(&a, 20);
+        a.commit_checkpoint(&second, 1).unwrap();
+        let keys = |dir: &str| -> Vec<String> { a.store().list(dir).unwrap().into_iter().map(|o| o.key).collect() };
+        assert_eq!(keys("trainer/committed"), ["trainer/committed/step-000000020"]);
+        assert!(keys("trainer/step-000000010").is_empty());
+        assert_eq!(keys("trainer/step-000000020").len(), 2);
+        let got = b.pull_newest_checkpoint().unwrap().unwrap();
+        assert_eq!(std::fs::read(got.join("model.safetensors")).unwrap(), b"net 20");
+    }
+
+    #[test]
+    fn a_local_run_commits_no_checkpoint() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = Run::local(dir.path());
+        let step = run.layout().trainer().join("step-000000010");
+        std::fs::create_dir_all(&step).unwrap();
+        run.commit_checkpoint(&step, 1).unwrap();
+        assert!(!run.layout().checkpoint_commits().exists());
+        assert_eq!(run.pull_newest_checkpoint().unwrap(), None);
     }
 
     /// The store goes away mid-run: publishing fails with an error that says so, the file

@@ -10,7 +10,7 @@
 //! interval, and runs from before this file existed still read right up to their first
 //! resume.
 
-use runstore::{Run, RunLayout, StoreError};
+use crate::{Run, RunLayout, StoreError};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -26,7 +26,7 @@ struct SessionStart {
 pub fn record_start(run: &Run, now: SystemTime) -> Result<(), StoreError> {
     let ms = now.duration_since(UNIX_EPOCH).unwrap_or_default().as_millis() as u64;
     let json = serde_json::to_vec(&SessionStart { started_unix_ms: ms }).expect("a start serialises");
-    let path = run.layout().session(ms, &format!("{}-{}", runstore::temp::host_name(), std::process::id()));
+    let path = run.layout().session(ms, &format!("{}-{}", crate::temp::host_name(), std::process::id()));
     run.create_if_absent(&path, &json)?;
     Ok(())
 }
