@@ -182,6 +182,19 @@ def main():
     else:
         add("Not measured yet: run `scripts/gating-value`.")
     add("")
+    add("## What are the pieces worth?")
+    add("")
+    pv = path("docs", "research", "piece-values.md")
+    if os.path.exists(pv):
+        lines = open(pv).read().splitlines()
+        i = next((k for k, ln in enumerate(lines) if ln.startswith("## What it says")), None)
+        if i is not None:
+            add("Measured from the reference games, not written (`docs/research/piece-values.md`,")
+            add("`scripts/piece-values`):")
+            md.extend("#" + ln if ln.startswith("## ") else ln for ln in lines[i + 1:])
+    else:
+        add("Not measured yet: run `scripts/piece-values`.")
+    add("")
     add("## Do the alternative entry rules change the game?")
     add("")
     add("| rule | games (distinct) | white score [95%] | draws | E / H never entered | median entry move E / H |")
@@ -204,8 +217,9 @@ def main():
     add("")
     add("## Not answered yet")
     add("")
-    add("- Hand-piece values measured rather than written (issue 36, item 4: material-term runs, two seeds")
-    add("  each, 2 hours): not run.")
+    add("- The material-term runs (issue 36, item 4: hand pieces valued by whether they can still enter, and a")
+    add("  config without human piece values, two seeds each, 2 hours): not run. The pieces' values from")
+    add("  strong play are measured above; from a run's own games: `szero piece-values --run DIR`.")
     add("- The entry rules on stronger play (3 seeds a rule, 60 minutes each): not run; the table above is")
     add("  baseline play only.")
     add("- szero's own network as a restricted player (its MCTS and alpha-beta modes both take restrictions):")

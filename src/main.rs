@@ -59,6 +59,9 @@ enum Command {
     /// Gating research: when, where and what the engine gates, from a run's games or PGN
     /// (and a network's policy and value); writes an HTML report, CSV tables, SVG charts.
     GatingReport(cmd::gating_report::GatingReportArgs),
+    /// The values of the pieces measured from games: a logistic fit of results on the
+    /// material balance (board and hand), with bootstrap intervals.
+    PieceValues(cmd::piece_values::PieceValuesArgs),
     /// The entry rules compared by learning: one config and one budget of `szero run` per
     /// variant, then one gating report that sets the variants side by side.
     Study(cmd::study::StudyArgs),
@@ -110,6 +113,7 @@ fn main() -> ExitCode {
         Command::Ladder(args) => cmd::ladder::run(args),
         Command::Scale(args) => cmd::scale::run(args),
         Command::GatingReport(args) => cmd::gating_report::run(args),
+        Command::PieceValues(args) => cmd::piece_values::run(args),
         Command::Study(args) => cmd::study::run(args),
         Command::Analyse(args) => cmd::analyse::run(args),
         Command::Bench(args) => cmd::bench::run(args),

@@ -13,6 +13,7 @@
 pub mod analysis;
 pub mod games;
 pub mod network;
+pub mod piece_values;
 pub mod plots;
 pub mod report;
 pub mod stats;

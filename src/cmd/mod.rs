@@ -9,6 +9,7 @@ pub mod gating_report;
 pub mod ladder;
 pub mod matches;
 pub mod perft;
+pub mod piece_values;
 pub mod run;
 pub mod scale;
 pub mod selfplay;
