@@ -11,9 +11,8 @@
 //! - [`gate`]: the candidate-versus-best test that decides which network self-play uses,
 //!   configured by [`config::GateConfig`].
 //! - [`ladder`]: a run's networks against fixed reference players, for its strength curve, timed by
-//!   [`clock`] (minutes of running across resumes).
+//!   `runstore::clock` (minutes of running across resumes).
 //! - [`suite`]: test positions with one right move, and how many a player solves by kind.
-//! - [`uci`]: szero as a UCI engine.
 
 pub mod config;
 pub mod elo;
@@ -23,7 +22,6 @@ pub mod matches;
 pub mod players;
 pub mod scale;
 pub mod suite;
-pub mod uci;
 
 pub use config::{GateConfig, GateMode};
 pub use elo::{EloEstimate, Pentanomial, SprtConfig, Wdl};

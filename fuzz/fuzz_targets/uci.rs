@@ -3,7 +3,7 @@
 //! the engine must never panic and must answer the `isready` sent after every line.
 #![no_main]
 
-use eval::uci::{Output, UciEngine};
+use uci::{Output, UciEngine};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

@@ -6,7 +6,6 @@
 
 use crate::board::{MoveView, PlayedMove, PositionView};
 use crate::error::ApiError;
-use eval::uci::info::q_to_cp;
 use schess::pgn::pgn_san;
 use schess::{Game, Move};
 use search::evaluator::{MaterialEvaluator, UniformEvaluator};
@@ -16,6 +15,7 @@ use search::{
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use uci::info::q_to_cp;
 
 /// The most one search may take, whatever a page asks.
 #[derive(Debug, Clone, Copy, PartialEq)]

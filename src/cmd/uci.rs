@@ -3,10 +3,10 @@
 
 use anyhow::Result;
 use clap::Args;
-use eval::uci::{Output, UciEngine};
 use models::{DeviceChoice, Precision};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use uci::{Output, UciEngine};
 
 #[derive(Args, Debug)]
 pub struct UciArgs {
@@ -44,6 +44,6 @@ pub fn run(args: UciArgs) -> Result<ExitCode> {
         let description = engine.load_weights(model).map_err(anyhow::Error::msg)?;
         eprintln!("szero uci: {} ({description})", model.display());
     }
-    eval::uci::run(std::io::stdin().lock(), &mut engine)?;
+    uci::run(std::io::stdin().lock(), &mut engine)?;
     Ok(ExitCode::SUCCESS)
 }

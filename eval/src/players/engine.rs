@@ -9,13 +9,13 @@
 
 use super::spec::{EngineLimit, EngineSpec};
 use super::{Player, PlayerError};
-use crate::uci::info::cp_to_q;
 use schess::{Game, Move, Variant};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{sync_channel, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
+use uci::info::cp_to_q;
 
 /// Longest line kept from an engine; the rest of a longer line arrives as further lines,
 /// which no parser accepts.

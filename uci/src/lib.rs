@@ -382,7 +382,7 @@ impl UciEngine {
             },
             "threads" => spin(256, 1).map(|n| {
                 self.settings.threads = n as usize;
-                tch::set_num_threads(n as i32);
+                models::tch::set_num_threads(n as i32);
             }),
             "hash" => spin(1 << 20, 1).map(|n| {
                 self.settings.hash_mb = n as usize;

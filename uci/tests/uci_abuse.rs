@@ -7,10 +7,10 @@
 //! documented rules: a bad FEN leaves the position unchanged, an illegal move sets the
 //! position reached before it, `ucinewgame` and `UCI_Variant` set the start position.
 
-use eval::uci::{Output, UciEngine};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use schess::{Game, Position, Variant};
+use uci::{Output, UciEngine};
 
 /// Commands the engine knows: garbage lines never start with one, so that the model
 /// only has to follow the lines it built on purpose.
