@@ -193,11 +193,16 @@ pub fn commit_decision(run: &Run, decision: &mut GateDecision) -> Result<(), Gat
                 format!("{}; not promoted: another gate promoted generation {generation} first", decision.reason);
         }
     }
+    // A test cut short decides nothing: it is neither logged nor recorded, so every
+    // mirror's log is the store's decisions, and the candidate is tested again.
+    if decision.aborted {
+        return Ok(());
+    }
     append_log(layout.root(), decision)?;
     if decision.promoted {
         promote(layout.root(), &decision.candidate)?;
     }
-    if run.is_mirrored() && !decision.aborted {
+    if run.is_mirrored() {
         record_decision(run, decision)?;
     }
     Ok(())
@@ -668,8 +673,8 @@ mod tests {
         assert!(!d.passed && !d.promoted);
         assert_eq!(std::fs::read(RunLayout::new(run).best()).unwrap(), std::fs::read(&b).unwrap());
 
-        // Stopped from outside: nothing promoted, recorded as aborted, and the candidate
-        // still waits for a decision.
+        // Stopped from outside: nothing promoted, nothing logged, and the candidate still
+        // waits for a decision.
         let layout = RunLayout::new(run);
         std::fs::create_dir_all(layout.candidates()).unwrap();
         let candidate = layout.candidate(30);
@@ -682,8 +687,9 @@ mod tests {
         assert_eq!(next_candidate(&Run::local(run)).unwrap(), None);
 
         let log = read_log(run).unwrap();
-        assert_eq!(log.len(), 5);
-        assert_eq!(log.iter().take(4).map(|d| d.promoted).collect::<Vec<_>>(), [true, true, false, false]);
+        assert_eq!(log.len(), 4, "the aborted test is not in the log");
+        assert!(log.iter().all(|d| !d.aborted));
+        assert_eq!(log.iter().take(3).map(|d| d.promoted).collect::<Vec<_>>(), [true, true, false]);
         // No temporary files left behind.
         let leftovers: Vec<_> = std::fs::read_dir(run)
             .unwrap()
