@@ -62,6 +62,9 @@ enum Command {
     /// The values of the pieces measured from games: a logistic fit of results on the
     /// material balance (board and hand), with bootstrap intervals.
     PieceValues(cmd::piece_values::PieceValuesArgs),
+    /// Fits the alpha-beta search's learned leaf evaluation (material, piece-square
+    /// tables, hands, the move; two phases) on finished games' results.
+    FitEval(cmd::fit_eval::FitEvalArgs),
     /// The entry rules compared by learning: one config and one budget of `szero run` per
     /// variant, then one gating report that sets the variants side by side.
     Study(cmd::study::StudyArgs),
@@ -119,6 +122,7 @@ fn main() -> ExitCode {
         Command::Scale(args) => cmd::scale::run(args),
         Command::GatingReport(args) => cmd::gating_report::run(args),
         Command::PieceValues(args) => cmd::piece_values::run(args),
+        Command::FitEval(args) => cmd::fit_eval::run(args),
         Command::Study(args) => cmd::study::run(args),
         Command::Analyse(args) => cmd::analyse::run(args),
         Command::Bench(args) => cmd::bench::run(args),

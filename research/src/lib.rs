@@ -11,7 +11,9 @@
 //! [`gating_report`] does it all; `szero gating-report` is its command line.
 
 pub mod analysis;
+pub mod eval_fit;
 pub mod games;
+pub mod logistic;
 pub mod network;
 pub mod piece_values;
 pub mod plots;

@@ -11,6 +11,7 @@
 //! value is its weight over the pawn's. The 95% intervals come from refitting on games
 //! drawn with replacement (positions of one game are not independent).
 
+use crate::logistic::{self, Row};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use schess::{Color, Game, HandPiece, Role};
@@ -69,68 +70,26 @@ pub fn rows_of(game: &Game, white_score: f64, sampling: Sampling) -> GameRows {
     GameRows { rows, score: white_score }
 }
 
-/// Logistic regression by Newton's method (a small ridge keeps a feature that never
-/// varies from making the system singular). Returns the weights, intercept last.
+/// The logistic fit ([`crate::logistic`]; a small ridge keeps a feature that never varies
+/// from making the system singular). Returns the weights, intercept last.
 fn fit(games: &[&GameRows]) -> [f64; K] {
-    let mut w = [0.0; K];
-    for _ in 0..25 {
-        let mut grad = [0.0; K];
-        let mut hess = [[0.0; K]; K];
-        for g in games {
-            for x in &g.rows {
-                let z: f64 = x.iter().zip(&w).map(|(a, b)| a * b).sum();
-                let p = 1.0 / (1.0 + (-z).exp());
-                let r = g.score - p;
-                let v = (p * (1.0 - p)).max(1e-9);
-                for i in 0..K {
-                    grad[i] += r * x[i];
-                    for j in 0..K {
-                        hess[i][j] += v * x[i] * x[j];
-                    }
-                }
-            }
-        }
-        for (i, row) in hess.iter_mut().enumerate() {
-            row[i] += 1e-6;
-            grad[i] -= 1e-6 * w[i];
-        }
-        let step = solve(hess, grad);
-        let size: f64 = step.iter().map(|s| s.abs()).fold(0.0, f64::max);
-        for i in 0..K {
-            w[i] += step[i];
-        }
-        if size < 1e-9 {
-            break;
-        }
-    }
-    w
-}
-
-/// Solves `a x = b` (Gaussian elimination with partial pivoting; `a` is positive definite).
-fn solve(mut a: [[f64; K]; K], mut b: [f64; K]) -> [f64; K] {
-    for col in 0..K {
-        let pivot = (col..K).max_by(|&i, &j| a[i][col].abs().total_cmp(&a[j][col].abs())).expect("a column");
-        a.swap(col, pivot);
-        b.swap(col, pivot);
-        let d = a[col][col];
-        if d.abs() < 1e-300 {
-            continue;
-        }
-        let pivot_row = a[col];
-        for row in col + 1..K {
-            let f = a[row][col] / d;
-            for (x, p) in a[row][col..].iter_mut().zip(&pivot_row[col..]) {
-                *x -= f * p;
-            }
-            b[row] -= f * b[col];
-        }
-    }
-    let mut x = [0.0; K];
-    for row in (0..K).rev() {
-        let s: f64 = (row + 1..K).map(|k| a[row][k] * x[k]).sum();
-        x[row] = if a[row][row].abs() < 1e-300 { 0.0 } else { (b[row] - s) / a[row][row] };
-    }
-    x
+    let rows: Vec<Row> = games
+        .iter()
+        .flat_map(|g| {
+            g.rows.iter().map(|x| Row {
+                features: x
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, v)| **v != 0.0)
+                    .map(|(i, &v)| (i as u32, v as f32))
+                    .collect(),
+                target: g.score as f32,
+            })
+        })
+        .collect();
+    let refs: Vec<&Row> = rows.iter().collect();
+    let w = logistic::fit(&refs, &[1e-6; K], 25);
+    std::array::from_fn(|i| w[i])
 }
 
 /// One feature's measured value.

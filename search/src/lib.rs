@@ -7,6 +7,7 @@
 //!   time so that many trees can share one evaluator call.
 //! - [`searcher`]: one search under playing limits (nodes, time, depth, stop, ponder), with
 //!   tree reuse between moves.
+//! - [`learned`]: a learned evaluation cheap enough for every alpha-beta leaf.
 //! - [`alphabeta`]: the other play mode: alpha-beta with quiescence over the same
 //!   evaluators, the network at the quiet frontier evaluated in batches.
 //! - [`engine`]: one type for either mode, what the playing programs hold.
@@ -20,6 +21,7 @@ pub mod alphabeta;
 pub mod config;
 pub mod engine;
 pub mod evaluator;
+pub mod learned;
 pub mod root_moves;
 pub mod searcher;
 pub mod tree;
@@ -28,5 +30,6 @@ pub use alphabeta::{AbConfig, AlphaBeta, LeafEval, DEFAULT_ROOT_VALUE};
 pub use config::{RootMode, SearchConfig};
 pub use engine::{Engine, PlayMode};
 pub use evaluator::{Evaluation, Evaluator};
+pub use learned::LearnedEval;
 pub use searcher::{Limits, SearchControl, SearchInfo, SearchResult, Searcher};
 pub use tree::{Leaf, Proof, RootChild, Tree};

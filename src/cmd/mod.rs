@@ -4,6 +4,8 @@ pub mod analyse;
 pub mod bench;
 pub mod bench_store;
 pub mod export;
+pub mod finished_games;
+pub mod fit_eval;
 pub mod gate;
 pub mod gating_report;
 pub mod ladder;

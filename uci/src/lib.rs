@@ -16,7 +16,7 @@ use models::load_evaluator;
 use models::{DeviceChoice, Precision};
 use schess::{Game, Position, Variant};
 use search::evaluator::{Evaluator, UniformEvaluator};
-use search::{AbConfig, Engine, LeafEval, PlayMode};
+use search::{AbConfig, Engine, LeafEval, LearnedEval, PlayMode};
 use search::{RootMode, SearchConfig};
 use search::{SearchControl, SearchResult};
 use std::io::{BufRead, Write};
@@ -98,6 +98,8 @@ pub struct UciSettings {
     /// Centipawns the network's judgment of each root move is worth in alpha-beta
     /// ([`AbConfig::root_value`]).
     pub root_value: i32,
+    /// The learned evaluation `LeafEval learned` scores leaves with (`LeafEvalFile`).
+    pub learned: Option<Arc<LearnedEval>>,
     pub device: DeviceChoice,
     pub precision: Precision,
 }
@@ -114,6 +116,7 @@ impl Default for UciSettings {
             mode: PlayMode::Alphabeta,
             leaf: AbConfig::default().leaf,
             root_value: AbConfig::default().root_value,
+            learned: None,
             device: DeviceChoice::Auto,
             precision: Precision::Auto,
         }
@@ -148,6 +151,7 @@ fn ab_config(settings: &UciSettings) -> AbConfig {
         eval_cache: (hash_mb as u64 * (1 << 20) / BYTES_PER_CACHE_ENTRY) as usize,
         leaf: settings.leaf,
         root_value: settings.root_value,
+        learned: settings.learned.clone(),
         ..AbConfig::default()
     }
 }
@@ -206,6 +210,17 @@ impl UciEngine {
         self.searcher_mut().set_evaluator(ev);
         self.settings.weights = Some(path.to_path_buf());
         Ok(description)
+    }
+
+    /// Loads a learned leaf evaluation and scores alpha-beta's leaves with it (as
+    /// `setoption name LeafEvalFile` would), or says why the file cannot be used.
+    pub fn load_learned_eval(&mut self, path: &Path) -> Result<(), String> {
+        self.finish_search();
+        let eval = LearnedEval::load(path).map_err(|e| e.to_string())?;
+        self.settings.learned = Some(Arc::new(eval));
+        self.settings.leaf = LeafEval::Learned;
+        self.update_ab_config();
+        Ok(())
     }
 
     pub fn settings(&self) -> &UciSettings {
@@ -340,13 +355,14 @@ impl UciEngine {
             UciSettings::default().mode.name()
         ));
         o.line(&format!(
-            "option name LeafEval type combo default {} var net var net+material var material",
+            "option name LeafEval type combo default {} var net var net+material var material var learned",
             UciSettings::default().leaf.name()
         ));
         o.line(&format!(
             "option name RootValue type spin default {} min 0 max {MAX_ROOT_VALUE}",
             UciSettings::default().root_value
         ));
+        o.line("option name LeafEvalFile type string default <empty>");
         o.line("uciok");
     }
 
@@ -410,10 +426,28 @@ impl UciEngine {
                 self.settings.mode = mode;
                 self.rebuild_engine();
             }),
-            "leafeval" => value.parse::<LeafEval>().map(|leaf| {
+            "leafeval" => value.parse::<LeafEval>().and_then(|leaf| {
+                if leaf == LeafEval::Learned && self.settings.learned.is_none() {
+                    return Err("LeafEval learned needs LeafEvalFile first".to_string());
+                }
                 self.settings.leaf = leaf;
                 self.update_ab_config();
+                Ok(())
             }),
+            "leafevalfile" => {
+                if value.is_empty() || value == "<empty>" {
+                    self.settings.learned = None;
+                    if self.settings.leaf == LeafEval::Learned {
+                        self.settings.leaf = AbConfig::default().leaf;
+                    }
+                    self.update_ab_config();
+                    Ok(())
+                } else {
+                    self.load_learned_eval(Path::new(value)).map(|()| {
+                        self.out.line(&format!("info string loaded the learned evaluation {}", truncate(value)))
+                    })
+                }
+            }
             "rootvalue" => spin(MAX_ROOT_VALUE as u64, 0).map(|n| {
                 self.settings.root_value = n as i32;
                 self.update_ab_config();
@@ -577,8 +611,9 @@ mod tests {
                 "option name WeightsFile type string default <empty>",
                 "option name RootSearch type combo default gumbel var gumbel var puct",
                 "option name PlayMode type combo default alphabeta var mcts var alphabeta",
-                "option name LeafEval type combo default material var net var net+material var material",
+                "option name LeafEval type combo default material var net var net+material var material var learned",
                 "option name RootValue type spin default 150 min 0 max 1000",
+                "option name LeafEvalFile type string default <empty>",
                 "uciok",
                 "readyok",
                 "info string error: unknown command 'xyzzy'",
@@ -679,6 +714,32 @@ mod tests {
         // Checkmated: no move.
         let out = session(&mut e, &buf, &["position fen R5k1/5ppp/8/8/8/8/8/6K1[] b - - 0 1", "go movetime 10"]);
         assert_eq!(out.last().unwrap(), "bestmove (none)");
+    }
+
+    /// `LeafEvalFile` loads a learned evaluation and scores leaves with it; a bad file or
+    /// `LeafEval learned` without one is an error that changes nothing.
+    #[test]
+    fn a_learned_leaf_evaluation_over_uci() {
+        let (mut e, buf) = engine();
+        let out = session(&mut e, &buf, &["setoption name LeafEval value learned"]);
+        assert_eq!(out, ["info string error: LeafEval learned needs LeafEvalFile first"]);
+        let out = session(&mut e, &buf, &["setoption name LeafEvalFile value /nonexistent/e.json"]);
+        assert!(out[0].starts_with("info string error: cannot read the evaluation file"), "{out:?}");
+        assert_eq!(e.settings().leaf, LeafEval::Material);
+        let dir = std::env::temp_dir().join(format!("szero-uci-learned-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("e.json");
+        LearnedEval::material().save(&file).unwrap();
+        let set = format!("setoption name LeafEvalFile value {}", file.display());
+        let out = session(&mut e, &buf, &[&set]);
+        assert!(out[0].starts_with("info string loaded the learned evaluation"), "{out:?}");
+        assert_eq!(e.settings().leaf, LeafEval::Learned);
+        let out = session(&mut e, &buf, &["position fen 6k1/5ppp/8/8/8/8/8/R5K1[] w - - 0 1", "go depth 3"]);
+        assert_eq!(out.last().unwrap(), "bestmove a1a8", "{out:?}");
+        let out = session(&mut e, &buf, &["setoption name LeafEvalFile value <empty>"]);
+        assert!(out.is_empty(), "{out:?}");
+        assert_eq!(e.settings().leaf, LeafEval::Material);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// `PlayMode alphabeta` searches by iterative deepening: one info line per finished

@@ -8,7 +8,7 @@ use super::spec::{BuiltinEvaluator, PlayerSpec};
 use super::{Player, PlayerError};
 use models::load_evaluator;
 use search::evaluator::{Evaluator, MaterialEvaluator, UniformEvaluator};
-use search::Engine;
+use search::{AbConfig, Engine, LearnedEval};
 use std::sync::Arc;
 
 /// Makes players from a spec, loading shared resources (a network) once.
@@ -16,12 +16,21 @@ pub struct PlayerFactory {
     spec: PlayerSpec,
     name: String,
     evaluator: Option<Arc<dyn Evaluator>>,
+    /// The learned leaf evaluation of an alpha-beta spec, read once.
+    learned: Option<Arc<LearnedEval>>,
 }
 
 impl PlayerFactory {
     /// Loads what the spec needs (a network file is read and checked here, so a bad path
     /// fails before any game starts).
     pub fn new(spec: PlayerSpec) -> anyhow::Result<PlayerFactory> {
+        let learned = match spec.unrestricted() {
+            PlayerSpec::Mcts(m) => match &m.eval_file {
+                Some(path) => Some(Arc::new(LearnedEval::load(path)?)),
+                None => None,
+            },
+            _ => None,
+        };
         let evaluator: Option<Arc<dyn Evaluator>> = match spec.unrestricted() {
             PlayerSpec::Mcts(m) => Some(match &m.model {
                 Some(path) => load_evaluator(path, m.device, m.precision, m.cache, m.material_mix)?,
@@ -32,7 +41,7 @@ impl PlayerFactory {
             }),
             _ => None,
         };
-        Ok(PlayerFactory { name: spec.display_name(), spec, evaluator })
+        Ok(PlayerFactory { name: spec.display_name(), spec, evaluator, learned })
     }
 
     /// Gives the factory another name (e.g. to tell two equal specs apart in a report).
@@ -78,7 +87,8 @@ impl PlayerFactory {
             PlayerSpec::Greedy { .. } => Box::new(GreedyPlayer::new(name, seed)),
             PlayerSpec::Mcts(m) => {
                 let ev = self.evaluator.clone().expect("evaluator loaded for MCTS");
-                let engine = Engine::new(m.mode, ev, m.search.clone(), m.alphabeta.clone(), m.reuse, seed);
+                let ab = AbConfig { learned: self.learned.clone(), ..m.alphabeta.clone() };
+                let engine = Engine::new(m.mode, ev, m.search.clone(), ab, m.reuse, seed);
                 Box::new(SearchPlayer::with_engine(name, engine, m.limits()))
             }
             PlayerSpec::Uci(e) => Box::new(UciEnginePlayer::start(name, e.clone())?),

@@ -16,6 +16,7 @@
 //! | `mcts:model=net.safetensors,nodes=800` | MCTS with a network (`net:` is an alias) |
 //! | `ab:model=net.safetensors,movetime=1000` | alpha-beta with quiescence over a network ([`search::AlphaBeta`]) |
 //! | `ab-material:movetime=1000` | the same search over live material alone (the control) |
+//! | `ab-material:movetime=1000,eval=e.json` | the same search over a learned evaluation (`szero fit-eval`; [`search::learned`]) |
 //! | `uci:cmd=fairy-stockfish,depth=1` | an external UCI engine (`engine:` is an alias) |
 //!
 //! Any player also takes gating restrictions ([`restrict`]): `nogate=true`,
@@ -23,7 +24,8 @@
 //!
 //! Search keys (MCTS and alpha-beta): `model`, `mode` (`mcts` or `alphabeta`), `nodes`
 //! (alias `sims`), `movetime` (ms per move), `depth` (instead of `nodes`); alpha-beta's
-//! `leaf` (`net`, `net+material` or `material`: what scores its leaves) and
+//! `leaf` (`net`, `net+material`, `material` or `learned`: what scores its leaves), `eval`
+//! (the learned evaluation's file; implies `leaf=learned`),
 //! `policy_plies` (nodes this close to the root are evaluated for move ordering) and
 //! `root_value` (centipawns the network's value of each root move is worth, added to its
 //! search score); `reuse` (tree reuse, default true), `device`,

@@ -40,6 +40,9 @@ pub struct MctsSpec {
     pub search: SearchConfig,
     /// Alpha-beta settings (`leaf`, `policy_plies`, `root_value` in spec strings).
     pub alphabeta: AbConfig,
+    /// A learned evaluation file for alpha-beta's leaves (`eval` in spec strings; it
+    /// implies `leaf=learned`).
+    pub eval_file: Option<PathBuf>,
     /// Display name (default: derived from the model file and node count).
     pub name: Option<String>,
 }
@@ -71,6 +74,7 @@ impl Default for MctsSpec {
             material_mix: None,
             search: SearchConfig::default(),
             alphabeta: AbConfig::default(),
+            eval_file: None,
             name: None,
         }
     }
@@ -202,6 +206,7 @@ fn parse_kind(kind: String, pairs: Vec<(String, String)>) -> Result<PlayerSpec, 
             }
             m.alphabeta = alphabeta_base(kind.ends_with("-material"));
             let mut nodes_given = false;
+            let mut leaf_given = false;
             for (k, v) in pairs {
                 match k.as_str() {
                     "model" => m.model = Some(PathBuf::from(v)),
@@ -212,7 +217,11 @@ fn parse_kind(kind: String, pairs: Vec<(String, String)>) -> Result<PlayerSpec, 
                     "movetime" => m.movetime = Some(parse_value(&k, &v)?),
                     "depth" => m.depth = Some(parse_value(&k, &v)?),
                     "mode" => m.mode = v.parse().map_err(|e: String| bad(&k, &v, &e))?,
-                    "leaf" => m.alphabeta.leaf = v.parse().map_err(|e: String| bad(&k, &v, &e))?,
+                    "leaf" => {
+                        m.alphabeta.leaf = v.parse().map_err(|e: String| bad(&k, &v, &e))?;
+                        leaf_given = true;
+                    }
+                    "eval" => m.eval_file = Some(PathBuf::from(v)),
                     "policy_plies" => m.alphabeta.policy_plies = parse_value(&k, &v)?,
                     "root_value" => m.alphabeta.root_value = parse_value(&k, &v)?,
                     "reuse" => m.reuse = parse_value(&k, &v)?,
@@ -233,6 +242,12 @@ fn parse_kind(kind: String, pairs: Vec<(String, String)>) -> Result<PlayerSpec, 
                     "name" => m.name = Some(v),
                     _ => return Err(unknown(&k)),
                 }
+            }
+            if m.eval_file.is_some() && !leaf_given {
+                m.alphabeta.leaf = search::LeafEval::Learned;
+            }
+            if m.alphabeta.leaf == search::LeafEval::Learned && m.eval_file.is_none() {
+                return Err(SpecError::Missing("leaf=learned needs eval=FILE".into()));
             }
             if kind == "net" && m.model.is_none() {
                 return Err(SpecError::Missing("`net` needs model=FILE".into()));
@@ -333,7 +348,11 @@ impl fmt::Display for PlayerSpec {
                     write!(f, ",depth={d}")?;
                 }
                 let ab = alphabeta_base(material);
-                if m.alphabeta.leaf != ab.leaf {
+                if let Some(p) = &m.eval_file {
+                    write!(f, ",eval={}", p.display())?;
+                }
+                let implied = m.eval_file.is_some() && m.alphabeta.leaf == search::LeafEval::Learned;
+                if m.alphabeta.leaf != ab.leaf && !implied {
                     write!(f, ",leaf={}", m.alphabeta.leaf.name())?;
                 }
                 if m.alphabeta.policy_plies != ab.policy_plies {
@@ -447,6 +466,10 @@ impl PlayerSpec {
                     PlayMode::Mcts => "mcts",
                     PlayMode::Alphabeta => "ab",
                 };
+                let model = match m.eval_file.as_ref().and_then(|p| p.file_stem()) {
+                    Some(e) => format!("{model}+{}", e.to_string_lossy()),
+                    None => model,
+                };
                 format!("{mode}-{model}-{}", m.limit_name())
             }),
             PlayerSpec::Uci(e) => e.name.clone().unwrap_or_else(|| {
@@ -528,6 +551,14 @@ mod tests {
             panic!()
         };
         assert_eq!((m.mode, m.limits().nodes), (PlayMode::Alphabeta, Some(5000)));
+        let learned: PlayerSpec = "ab-material:movetime=100,eval=fit/gen1.json".parse().unwrap();
+        let PlayerSpec::Mcts(m) = &learned else { panic!() };
+        assert_eq!(m.alphabeta.leaf, search::LeafEval::Learned);
+        assert_eq!(m.alphabeta.root_value, 0);
+        assert_eq!(learned.display_name(), "ab-material+gen1-100ms");
+        assert_eq!(learned.to_string().parse::<PlayerSpec>().unwrap(), learned);
+        let err = "ab-material:movetime=100,leaf=learned".parse::<PlayerSpec>().unwrap_err().to_string();
+        assert!(err.contains("eval=FILE"), "{err}");
     }
 
     #[test]

@@ -41,6 +41,7 @@ pub mod score;
 mod tt;
 
 use crate::evaluator::Evaluator;
+use crate::learned::LearnedEval;
 use crate::searcher::{wait_for_stop, Limits, SearchControl, SearchInfo, SearchResult};
 use exchange::{immediate_gain, is_tactical, see};
 use schess::{Game, Move, Position};
@@ -80,6 +81,10 @@ pub struct AbConfig {
     /// move. Settings written before it existed read as 0, so they play as they did.
     #[serde(default)]
     pub root_value: i32,
+    /// The evaluation [`LeafEval::Learned`] scores leaves with (loaded from its file by
+    /// whoever builds the player: a setting names the file, not the weights).
+    #[serde(skip)]
+    pub learned: Option<Arc<LearnedEval>>,
 }
 
 /// What scores the positions where the search stops (stand-pat values of the quiescence
@@ -96,6 +101,9 @@ pub enum LeafEval {
     /// the root, and judges the root's moves by `root_value`).
     #[default]
     Material,
+    /// A learned evaluation ([`crate::learned`], [`AbConfig::learned`]): as cheap as
+    /// material, no evaluator call at the leaves.
+    Learned,
 }
 
 impl LeafEval {
@@ -105,11 +113,12 @@ impl LeafEval {
             LeafEval::Evaluator => "net",
             LeafEval::EvaluatorPlusMaterial => "net+material",
             LeafEval::Material => "material",
+            LeafEval::Learned => "learned",
         }
     }
 
     fn uses_evaluator(self) -> bool {
-        self != LeafEval::Material
+        matches!(self, LeafEval::Evaluator | LeafEval::EvaluatorPlusMaterial)
     }
 }
 
@@ -121,7 +130,8 @@ impl std::str::FromStr for LeafEval {
             "net" => Ok(LeafEval::Evaluator),
             "net+material" => Ok(LeafEval::EvaluatorPlusMaterial),
             "material" => Ok(LeafEval::Material),
-            _ => Err(format!("unknown leaf evaluation '{s}' (expected net, net+material or material)")),
+            "learned" => Ok(LeafEval::Learned),
+            _ => Err(format!("unknown leaf evaluation '{s}' (expected net, net+material, material or learned)")),
         }
     }
 }
@@ -142,6 +152,7 @@ impl Default for AbConfig {
             leaf: LeafEval::Material,
             policy_plies: 0,
             root_value: DEFAULT_ROOT_VALUE,
+            learned: None,
         }
     }
 }
@@ -258,6 +269,9 @@ impl AlphaBeta {
         let mut legal = pos.legal_moves();
         if let Some(r) = &limited {
             legal.retain(|m| r.contains(m));
+        }
+        if self.cfg.leaf == LeafEval::Learned && self.cfg.learned.is_none() {
+            anyhow::bail!("leaf=learned needs a learned evaluation (eval=FILE, UCI option EvalFile)");
         }
         let started = Instant::now();
         if legal.is_empty() {
@@ -525,6 +539,7 @@ impl Run<'_> {
             LeafEval::Material => Some(material()),
             LeafEval::Evaluator => self.cache.get(&pos.key()).map(|c| c.cp),
             LeafEval::EvaluatorPlusMaterial => self.cache.get(&pos.key()).map(|c| c.cp + material()),
+            LeafEval::Learned => Some(self.cfg.learned.as_ref().map_or_else(material, |l| l.evaluate(pos))),
         }
     }
 

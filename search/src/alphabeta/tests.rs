@@ -247,3 +247,40 @@ fn search_among_plays_only_the_moves_it_was_given() {
     let r = ab.search_among(&g, Some(&elsewhere), &limits, &SearchControl::default(), &mut |_| {}).unwrap();
     assert_eq!(r.best.unwrap().to_uci(), "d1d5");
 }
+
+/// The learned leaf evaluation with the conventional values is the material control,
+/// move for move and score for score; one that likes a square plays to it; without its
+/// weights the search says what is missing.
+#[test]
+fn learned_leaves_score_as_their_weights_say() {
+    let fens = [
+        "r1bqkbnr/pppp1ppp/2n5/4p3/3PP3/5N2/PPP2PPP/RNBQKB1R[EHeh] b KQBCDFkqcdfg - 0 3",
+        "4k3/8/8/3q4/8/8/3R4/3QK3[] w - - 0 1",
+    ];
+    let learned = Arc::new(crate::learned::LearnedEval::material());
+    for fen in fens {
+        let g = game(fen);
+        let mut control = AlphaBeta::new(Arc::new(UniformEvaluator), AbConfig { hash_mb: 4, ..AbConfig::control() });
+        let cfg =
+            AbConfig { hash_mb: 4, leaf: LeafEval::Learned, learned: Some(learned.clone()), ..AbConfig::control() };
+        let mut ab = AlphaBeta::new(Arc::new(UniformEvaluator), cfg);
+        let (a, b) = (search_depth(&mut control, &g, 4), search_depth(&mut ab, &g, 4));
+        assert_eq!((a.best, a.info.q, a.info.nodes), (b.best, b.info.q, b.info.nodes), "{fen}");
+    }
+    // A knight on f3 worth two pawns: from the start, 1.Nf3 (or 1.Nf3 with a gate).
+    let mut weights = learned.weights.clone();
+    for (i, w) in weights.iter_mut().enumerate() {
+        if crate::learned::feature_name(i).ends_with("N on f3") {
+            *w = 200.0;
+        }
+    }
+    let likes_f3 = Arc::new(crate::learned::LearnedEval::new(weights, "test").unwrap());
+    let cfg = AbConfig { hash_mb: 4, leaf: LeafEval::Learned, learned: Some(likes_f3), ..AbConfig::control() };
+    let mut ab = AlphaBeta::new(Arc::new(UniformEvaluator), cfg);
+    let best = search_depth(&mut ab, &game(schess::STARTING_FEN), 1).best.unwrap();
+    assert!(best.to_string().starts_with("g1f3"), "{best}");
+    let mut missing =
+        AlphaBeta::new(Arc::new(UniformEvaluator), AbConfig { leaf: LeafEval::Learned, ..AbConfig::control() });
+    let err = missing.search(&game(schess::STARTING_FEN), &Limits::nodes(10), &SearchControl::default(), &mut |_| {});
+    assert!(err.unwrap_err().to_string().contains("eval=FILE"));
+}
