@@ -56,6 +56,9 @@ pub struct ServeConfig {
     pub caps: Caps,
     /// Searches (moves and analyses) at once; more are refused with 503.
     pub max_searches: usize,
+    /// The learned evaluation alpha-beta moves score their leaves with (`None`: live
+    /// material).
+    pub learned: Option<Arc<search::LearnedEval>>,
 }
 
 /// The state every request shares.
@@ -177,7 +180,7 @@ async fn play(State(app): State<Arc<App>>, bytes: Bytes) -> Result<Json<think::P
         let _slot = slot;
         let name = app.network_name(req.network.as_deref());
         let evaluator = app.cfg.networks.evaluator(&name)?;
-        think::play(&req, &name, evaluator, &app.cfg.caps, seed)
+        think::play(&req, &name, evaluator, app.cfg.learned.clone(), &app.cfg.caps, seed)
     })
     .await
     .map(Json)

@@ -10,7 +10,8 @@ use schess::pgn::pgn_san;
 use schess::{Game, Move};
 use search::evaluator::{MaterialEvaluator, UniformEvaluator};
 use search::{
-    AbConfig, Engine, Evaluator, Limits, PlayMode, RootMode, SearchConfig, SearchControl, SearchInfo, Searcher,
+    AbConfig, Engine, Evaluator, LeafEval, LearnedEval, Limits, PlayMode, RootMode, SearchConfig, SearchControl,
+    SearchInfo, Searcher,
 };
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -123,11 +124,13 @@ fn limits(movetime_ms: Option<u64>, nodes: Option<u64>, max_nodes: u64, caps: &C
 }
 
 /// Plays one move in the request's position. `evaluator` is the chosen network's
-/// (`None`: rules only, searched over live material).
+/// (`None`: rules only); alpha-beta scores its leaves with `learned` where given, else
+/// with live material.
 pub fn play(
     req: &PlayRequest,
     network: &str,
     evaluator: Option<Arc<dyn Evaluator>>,
+    learned: Option<Arc<LearnedEval>>,
     caps: &Caps,
     seed: u64,
 ) -> Result<PlayResponse, ApiError> {
@@ -146,6 +149,10 @@ pub fn play(
     let limits = limits(req.movetime_ms, req.nodes, max_nodes, caps)?;
     // Without a network: alpha-beta's material control, MCTS with material values.
     let ab = if evaluator.is_some() { AbConfig::default() } else { AbConfig::control() };
+    let ab = match learned {
+        Some(l) => AbConfig { leaf: LeafEval::Learned, learned: Some(l), ..ab },
+        None => ab,
+    };
     let evaluator = evaluator.unwrap_or_else(|| match mode {
         PlayMode::Mcts => Arc::new(MaterialEvaluator),
         PlayMode::Alphabeta => Arc::new(UniformEvaluator),
@@ -330,7 +337,7 @@ mod tests {
     #[test]
     fn both_play_modes_answer_with_a_legal_move_and_the_position_after_it() {
         for mode in ["alphabeta", "mcts"] {
-            let r = play(&play_request(&["e2e4"], mode, 200), "none", None, &Caps::default(), 1).unwrap();
+            let r = play(&play_request(&["e2e4"], mode, 200), "none", None, None, &Caps::default(), 1).unwrap();
             assert_eq!(r.mode, mode);
             assert_eq!(r.position.history.len(), 2);
             assert_eq!(r.position.history[1].uci, r.mv.uci);
@@ -342,8 +349,9 @@ mod tests {
     fn the_rules_only_search_takes_a_free_queen() {
         // 1.e4 d5 2.Qh5?? : ...Qxh5 is not possible, but 2.Qg4 Bxg4 is; after 1.e4 e5
         // 2.Qh5 Nc6 3.Qxf7+?? Kxf7 the queen is lost. Here: Black to move after 2.Qg4.
-        let r = play(&play_request(&["e2e4", "d7d5", "d1g4"], "alphabeta", 5_000), "none", None, &Caps::default(), 1)
-            .unwrap();
+        let r =
+            play(&play_request(&["e2e4", "d7d5", "d1g4"], "alphabeta", 5_000), "none", None, None, &Caps::default(), 1)
+                .unwrap();
         assert_eq!(r.mv.uci.get(..4), Some("c8g4"), "{:?}", r.mv);
     }
 
@@ -351,14 +359,14 @@ mod tests {
     fn limits_over_the_caps_and_finished_games_are_refused() {
         let caps = Caps { max_time: Duration::from_millis(500), max_playouts: 100, max_ab_nodes: 1000 };
         let mut req = play_request(&[], "mcts", 101);
-        assert!(play(&req, "none", None, &caps, 1).unwrap_err().message.contains("cap of 100"));
+        assert!(play(&req, "none", None, None, &caps, 1).unwrap_err().message.contains("cap of 100"));
         req.nodes = None;
         req.movetime_ms = Some(501);
-        assert!(play(&req, "none", None, &caps, 1).unwrap_err().message.contains("cap of 500 ms"));
+        assert!(play(&req, "none", None, None, &caps, 1).unwrap_err().message.contains("cap of 500 ms"));
         req.mode = Some("minimax".into());
-        assert!(play(&req, "none", None, &caps, 1).unwrap_err().message.contains("unknown play mode"));
+        assert!(play(&req, "none", None, None, &caps, 1).unwrap_err().message.contains("unknown play mode"));
         let over = play_request(&["f2f3", "e7e5", "g2g4", "d8h4"], "mcts", 10);
-        assert!(play(&over, "none", None, &caps, 1).unwrap_err().message.contains("game is over"));
+        assert!(play(&over, "none", None, None, &caps, 1).unwrap_err().message.contains("game is over"));
     }
 
     #[test]

@@ -17,6 +17,7 @@ fn server(max_searches: usize) -> SocketAddr {
         run: None,
         caps: Caps { max_time: Duration::from_secs(60), max_playouts: 20_000_000, ..Caps::default() },
         max_searches,
+        learned: None,
     });
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {

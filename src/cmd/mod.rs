@@ -33,6 +33,26 @@ pub fn parse_variant(flag: &str, name: &str) -> anyhow::Result<schess::Variant> 
 /// The trained network committed with the source, where this binary was built from, if it
 /// is still there (`szero uci` and `szero serve` play with it by default).
 pub fn shipped_network() -> Option<std::path::PathBuf> {
-    let path = std::path::PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/models/szero-default.safetensors"));
+    shipped("szero-default.safetensors")
+}
+
+/// The learned leaf evaluation committed with the source (`szero fit-eval`), where this
+/// binary was built from, if it is still there (`szero uci` plays with it by default).
+pub fn shipped_eval() -> Option<std::path::PathBuf> {
+    shipped("szero-default.eval.json")
+}
+
+/// The learned evaluation file an `--eval` argument names: the file, nothing for `none`,
+/// the shipped one (if any) when not given.
+pub fn learned_eval(arg: &Option<std::path::PathBuf>) -> Option<std::path::PathBuf> {
+    match arg {
+        Some(p) if p.as_os_str() == "none" => None,
+        Some(p) => Some(p.clone()),
+        None => shipped_eval(),
+    }
+}
+
+fn shipped(file: &str) -> Option<std::path::PathBuf> {
+    let path = std::path::Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/models")).join(file);
     path.exists().then_some(path)
 }

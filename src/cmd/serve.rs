@@ -22,6 +22,10 @@ pub struct ServeArgs {
     /// game files (`shards/*.pgn`) can be opened in the page.
     #[arg(long)]
     run: Option<PathBuf>,
+    /// Learned evaluation for alpha-beta's leaves (`none`: live material). Default: the
+    /// one shipped in the repository (`models/szero-default.eval.json`) when it is there.
+    #[arg(long)]
+    eval: Option<PathBuf>,
     /// Address to listen on. Only this machine can connect unless told otherwise
     /// (e.g. 0.0.0.0); the server has no authentication.
     #[arg(long, default_value = "127.0.0.1")]
@@ -69,7 +73,11 @@ pub fn run(args: ServeArgs) -> Result<ExitCode> {
     let max_searches = settings::threads_or_cores(args.max_searches);
     let caps =
         Caps { max_time: Duration::from_secs(args.max_seconds), max_playouts: args.max_playouts, ..Caps::default() };
-    let app = App::new(ServeConfig { networks, run: args.run.clone(), caps, max_searches });
+    let learned = match super::learned_eval(&args.eval) {
+        Some(p) => Some(std::sync::Arc::new(search::LearnedEval::load(&p)?)),
+        None => None,
+    };
+    let app = App::new(ServeConfig { networks, run: args.run.clone(), caps, max_searches, learned });
     serve::serve(app, SocketAddr::new(args.host, args.port), |addr| {
         // The first line on stdout is the address (scripts and tests read it).
         println!("szero serve: http://{addr}/");

@@ -24,6 +24,11 @@ pub struct UciArgs {
     /// The search: alphabeta (the default) or mcts (also the `PlayMode` option).
     #[arg(long)]
     mode: Option<search::PlayMode>,
+    /// Learned evaluation for alpha-beta's leaves (also the `LeafEvalFile` option; `none`:
+    /// live material). Default: the one shipped in the repository
+    /// (`models/szero-default.eval.json`) when it is there.
+    #[arg(long)]
+    eval: Option<PathBuf>,
 }
 
 pub fn run(args: UciArgs) -> Result<ExitCode> {
@@ -43,6 +48,10 @@ pub fn run(args: UciArgs) -> Result<ExitCode> {
         // playing with the uniform evaluator. Diagnostics go to stderr, not to the GUI.
         let description = engine.load_weights(model).map_err(anyhow::Error::msg)?;
         eprintln!("szero uci: {} ({description})", model.display());
+    }
+    if let Some(eval) = &super::learned_eval(&args.eval) {
+        engine.load_learned_eval(eval).map_err(anyhow::Error::msg)?;
+        eprintln!("szero uci: leaves scored by {}", eval.display());
     }
     uci::run(std::io::stdin().lock(), &mut engine)?;
     Ok(ExitCode::SUCCESS)
