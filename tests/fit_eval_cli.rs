@@ -46,6 +46,7 @@ fn a_fit_on_strong_games_is_played_by_match_and_uci() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stderr).contains("leaves scored by"));
     assert!(stdout.lines().any(|l| l.starts_with("bestmove ")), "{stdout}");
+    assert!(stdout.contains("option name LeafEval type combo default learned "), "{stdout}");
 }
 
 #[test]

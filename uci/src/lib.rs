@@ -356,7 +356,9 @@ impl UciEngine {
         ));
         o.line(&format!(
             "option name LeafEval type combo default {} var net var net+material var material var learned",
-            UciSettings::default().leaf.name()
+            // The engine's own setting: `szero uci` starts with the shipped learned
+            // evaluation loaded, and a GUI shows the default as what the engine plays.
+            self.settings.leaf.name()
         ));
         o.line(&format!(
             "option name RootValue type spin default {} min 0 max {MAX_ROOT_VALUE}",
