@@ -123,6 +123,9 @@ fn limits(movetime_ms: Option<u64>, nodes: Option<u64>, max_nodes: u64, caps: &C
     Ok(Limits { nodes: Some(nodes.unwrap_or(max_nodes)), time, ..Limits::default() })
 }
 
+/// Alpha-beta's transposition table for one move request, in MiB.
+const PLAY_HASH_MB: usize = 16;
+
 /// Plays one move in the request's position. `evaluator` is the chosen network's
 /// (`None`: rules only); alpha-beta scores its leaves with `learned` where given, else
 /// with live material.
@@ -153,6 +156,10 @@ pub fn play(
         Some(l) => AbConfig { leaf: LeafEval::Learned, learned: Some(l), ..ab },
         None => ab,
     };
+    // One table per move request (the server keeps no engine between requests): a small
+    // one, since a move is searched for seconds at most, and twenty requests at once
+    // should not need a gigabyte.
+    let ab = AbConfig { hash_mb: PLAY_HASH_MB, ..ab };
     let evaluator = evaluator.unwrap_or_else(|| match mode {
         PlayMode::Mcts => Arc::new(MaterialEvaluator),
         PlayMode::Alphabeta => Arc::new(UniformEvaluator),
