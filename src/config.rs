@@ -5,11 +5,16 @@
 //! [network]   # architecture of a fresh network, device and precision
 //! [selfplay]  # search and game settings (selfplay::SelfplayConfig)
 //! [train]     # trainer settings (trainer::TrainConfig)
-//! [gate]      # how candidates are tested (eval::GateConfig)
+//! [promotion] # how candidates are tested (eval::PromotionConfig)
 //! [run]       # how `szero run` schedules its stages and when it stops
 //! ```
 //!
 //! Every field is documented on its struct; `configs/default.toml` lists them all.
+//!
+//! Names of earlier releases still read, with a warning ([`RunConfig::old_names`]): the
+//! `[gate]` table is now `[promotion]` and `run.gate` is `run.promote`, because "gating"
+//! is the S-Chess rule this project studies, not the test of a network. Runs made before
+//! the rename keep their `config.toml` as it was.
 
 use anyhow::{Context, Result};
 use models::{DeviceChoice, NetConfig, Precision};
@@ -98,8 +103,9 @@ pub struct PipelineConfig {
     pub selfplay: bool,
     /// Run the training stage.
     pub train: bool,
-    /// Run the gating stage.
-    pub gate: bool,
+    /// Run the promotion stage (candidate against best). Spelt `gate` before.
+    #[serde(alias = "gate")]
+    pub promote: bool,
     /// Self-play statistics go to TensorBoard every this many games. (Self-play itself
     /// never pauses: a new best network is picked up between moves.)
     pub selfplay_log_games: usize,
@@ -135,7 +141,7 @@ impl Default for PipelineConfig {
         PipelineConfig {
             selfplay: true,
             train: true,
-            gate: true,
+            promote: true,
             selfplay_log_games: 64,
             train_chunk_steps: 20,
             pgn: true,
@@ -154,7 +160,9 @@ pub struct RunConfig {
     pub network: NetworkConfig,
     pub selfplay: SelfplayConfig,
     pub train: trainer::TrainConfig,
-    pub gate: eval::GateConfig,
+    /// Spelt `[gate]` before.
+    #[serde(alias = "gate")]
+    pub promotion: eval::PromotionConfig,
     pub run: PipelineConfig,
 }
 
@@ -164,18 +172,36 @@ impl RunConfig {
         RunConfig::parse(&text).with_context(|| format!("in config {}", path.display()))
     }
 
+    /// Reads a config from its text; old names are warned about on standard error.
     pub fn parse(text: &str) -> Result<RunConfig> {
         let mut cfg: RunConfig = toml::from_str(text)?;
+        for warning in RunConfig::old_names(text) {
+            eprintln!("szero: warning: {warning}");
+        }
         cfg.validate()?;
         let variant = schess::Variant::from_name(&cfg.selfplay.variant).expect("validated");
         cfg.set_variant(variant);
         Ok(cfg)
     }
 
-    /// The rules of the run: self-play's and, with them, the gate's.
+    /// What a config spells with the names of an earlier release, and the name to use
+    /// instead (each still reads, for one more release).
+    pub fn old_names(text: &str) -> Vec<String> {
+        let Ok(table) = text.parse::<toml::Table>() else { return Vec::new() };
+        let mut out = Vec::new();
+        if table.contains_key("gate") {
+            out.push("the config's [gate] table is now called [promotion]; [gate] still reads, for now".to_string());
+        }
+        if table.get("run").and_then(|r| r.get("gate")).is_some() {
+            out.push("the config's run.gate is now called run.promote; run.gate still reads, for now".to_string());
+        }
+        out
+    }
+
+    /// The rules of the run: self-play's and, with them, the promotion test's.
     pub fn set_variant(&mut self, variant: schess::Variant) {
         self.selfplay.variant = variant.name().into();
-        self.gate.variant = variant;
+        self.promotion.variant = variant;
     }
 
     /// Checks every table; an error names the field as the file spells it
@@ -184,7 +210,7 @@ impl RunConfig {
         self.network.validate().map_err(|e| e.within("network"))?;
         self.selfplay.validate().map_err(|e| e.within("selfplay"))?;
         self.train.validate().map_err(|e| e.within("train"))?;
-        self.gate.validate().map_err(|e| e.within("gate"))?;
+        self.promotion.validate().map_err(|e| e.within("promotion"))?;
         self.run.validate().map_err(|e| e.within("run"))
     }
 }
@@ -232,12 +258,17 @@ mod tests {
             ("[selfplay]\nmax_length_result = \"coin\"", &["max_length_result", "unknown variant"]),
             ("[selfplay.search]\ngumbel_actions = 0", &["gumbel_actions", "at least 1"]),
             ("[selfplay.search]\nc_puct = -1.0", &["selfplay.search.c_puct must be a finite number >= 0, got -1"]),
-            ("[gate.search]\nnoise_alpha = 0.0", &["gate.search.noise_alpha must be a finite number > 0"]),
-            ("[gate]\nmode = \"sprt\"\n[gate.sprt]\nalpha = 0.7", &["gate.sprt.alpha must be in (0, 0.5), got 0.7"]),
-            ("[gate.adjudication]\nresign_score = 1.0", &["gate.adjudication.resign_score"]),
+            ("[promotion.search]\nnoise_alpha = 0.0", &["promotion.search.noise_alpha must be a finite number > 0"]),
+            (
+                "[promotion]\nmode = \"sprt\"\n[promotion.sprt]\nalpha = 0.7",
+                &["promotion.sprt.alpha must be in (0, 0.5), got 0.7"],
+            ),
+            ("[promotion.adjudication]\nresign_score = 1.0", &["promotion.adjudication.resign_score"]),
             ("[selfplay.search]\nnoise_epsilon = 2.0", &["noise_epsilon", "[0, 1]"]),
-            ("[gate]\nmode = \"sometimes\"", &["mode", "unknown variant"]),
-            ("[gate]\nmode = \"fixed\"\ngames = 0", &["gate.games must be at least 1"]),
+            ("[promotion]\nmode = \"sometimes\"", &["mode", "unknown variant"]),
+            ("[promotion]\nmode = \"fixed\"\ngames = 0", &["promotion.games must be at least 1"]),
+            ("[gate]\nmode = \"fixed\"\ngames = 0", &["promotion.games must be at least 1"]),
+            ("[gate]\ngames = 2\n[promotion]\ngames = 4", &["duplicate field `promotion`"]),
             ("[gate]\nscore_threshold = 7.0", &["score_threshold", "[0, 1]"]),
             ("[run]\nmax_minutes = -5.0", &["run.max_minutes must be a finite number >= 0"]),
             ("[run]\ntrain_chunk_steps = 0", &["train_chunk_steps", "at least 1"]),
@@ -287,5 +318,20 @@ mod tests {
         let cfg = RunConfig::parse("[selfplay]\nsimulations = 5\n[selfplay.search]\nroot_mode = \"gumbel\"\n").unwrap();
         assert_eq!(cfg.selfplay.simulations, 5);
         assert_eq!(cfg.selfplay.search.root_mode, search::RootMode::Gumbel);
+    }
+
+    /// A config of an earlier release reads as the same config, and says which names
+    /// changed; the new names raise no warning.
+    #[test]
+    fn names_of_an_earlier_release_read_with_a_warning() {
+        let old = "[gate]\nmode = \"fixed\"\ngames = 6\n[run]\ngate = false\n";
+        let new = "[promotion]\nmode = \"fixed\"\ngames = 6\n[run]\npromote = false\n";
+        assert_eq!(RunConfig::parse(old).unwrap(), RunConfig::parse(new).unwrap());
+        assert_eq!(RunConfig::parse(old).unwrap().promotion.games, 6);
+        assert!(!RunConfig::parse(old).unwrap().run.promote);
+        let warnings = RunConfig::old_names(old);
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert!(warnings[0].contains("[promotion]") && warnings[1].contains("run.promote"), "{warnings:?}");
+        assert!(RunConfig::old_names(new).is_empty());
     }
 }

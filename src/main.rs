@@ -20,12 +20,12 @@ struct Cli {
 #[allow(clippy::large_enum_variant)]
 #[derive(Subcommand)]
 enum Command {
-    /// Learn from scratch: self-play, training and gating over one run directory
+    /// Learn from scratch: self-play, training and promotion over one run directory
     /// (resumable: run the same command again).
     Run(cmd::run::RunArgs),
-    /// One stage of a run (selfplay, train or gate) as its own process: any number of
+    /// One stage of a run (selfplay, train or promote) as its own process: any number of
     /// self-play workers, on any machines that share the run directory, feed one trainer
-    /// and one gate.
+    /// and one promotion stage.
     Worker(cmd::worker::WorkerArgs),
     /// Count leaf nodes of the legal move tree (move generator test and benchmark).
     Perft(cmd::perft::PerftArgs),
@@ -48,8 +48,10 @@ enum Command {
     Match(cmd::matches::MatchArgs),
     /// Score players on a test suite (EPD, one right move each): solve rate by kind of move.
     Suite(cmd::suite::SuiteArgs),
-    /// Test a candidate network against the best one; with --run, promote it if it passes.
-    Gate(cmd::gate::GateArgs),
+    /// Test a candidate network against the best one; with --run, promote it if it passes
+    /// (`szero gate` before the rename: still accepted, with a warning).
+    #[command(alias = "gate")]
+    Promote(cmd::promote::PromoteArgs),
     /// A run's strength curve: its networks against fixed reference players (JSON,
     /// Markdown table, SVG plot of Elo against training time).
     Ladder(cmd::ladder::LadderArgs),
@@ -96,9 +98,26 @@ fn ensure_passive_omp() {
     }
 }
 
+/// Names of an earlier release still accepted on the command line, and what to use now.
+fn warn_of_old_names() {
+    let args: Vec<String> = std::env::args().skip(1).take(2).collect();
+    match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
+        ["gate", ..] => {
+            eprintln!("szero: warning: `szero gate` is now `szero promote`; the old name still works, for now")
+        }
+        ["worker", "gate"] => {
+            eprintln!(
+                "szero: warning: `szero worker gate` is now `szero worker promote`; the old name still works, for now"
+            )
+        }
+        _ => {}
+    }
+}
+
 fn main() -> ExitCode {
     #[cfg(unix)]
     ensure_passive_omp();
+    warn_of_old_names();
     let cli = Cli::parse();
     // Only the command line is checked (tests/docs_commands.rs runs every command the
     // documentation shows this way, so a renamed flag cannot rot there unseen).
@@ -117,7 +136,7 @@ fn main() -> ExitCode {
         Command::Serve(args) => cmd::serve::run(args),
         Command::Match(args) => cmd::matches::run(args),
         Command::Suite(args) => cmd::suite::run(args),
-        Command::Gate(args) => cmd::gate::run(args),
+        Command::Promote(args) => cmd::promote::run(args),
         Command::Ladder(args) => cmd::ladder::run(args),
         Command::Scale(args) => cmd::scale::run(args),
         Command::GatingReport(args) => cmd::gating_report::run(args),

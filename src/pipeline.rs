@@ -1,26 +1,29 @@
-//! `szero run`: self-play, training and gating running concurrently over one run (a
+//! `szero run`: self-play, training and promotion running concurrently over one run (a
 //! directory or an S3 prefix mirrored in one: see `runstore::Run`). The stages share
 //! nothing but the run, so each can be killed and restarted on its own, and every object
 //! they exchange is written whole, once:
 //!
 //! * self-play reads the network of the last promotion and writes whole shards;
 //! * the trainer reads shards, writes checkpoints and `candidates/step-N.safetensors`;
-//! * the gate tests the newest candidate against the best network; on a pass it claims
-//!   the next generation (`gate/promotions/gen-N.json`, created if absent: the commit
-//!   point), appends the decision to `gate/log.jsonl` and replaces `best.safetensors`
-//!   (`eval::gate::commit_decision`). A restart finishes an interrupted promotion.
+//! * the promotion stage tests the newest candidate against the best network
+//!   (`eval::promotion`) and commits the verdict to the run's promotion ledger
+//!   (`runstore::promotion`): on a pass it claims the next generation
+//!   (`gate/promotions/gen-N.json`, created if absent: the commit point), appends the
+//!   decision to `gate/log.jsonl` and replaces `best.safetensors`. A restart finishes an
+//!   interrupted promotion.
 //!
-//! The generation of the best network is the number of claims (`eval::gate::best_network`).
+//! The generation of the best network is the number of claims (`runstore::Ledger::best`).
 
 use crate::config::RunConfig;
 use anyhow::{Context, Result};
-use eval::gate::{best_network, complete_promotion, next_candidate, run_gate_with};
+use eval::config::PromotionConfig;
+use eval::matches::Progress;
 use indicatif::{ProgressBar, ProgressStyle};
 use runstore::Run;
 use selfplay::runner::{play_into, NetworkSource, RunOptions, SwappableNetwork};
 use selfplay::stats::SelfplayStats;
 use selfplay::writer::ShardWriter;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -38,9 +41,9 @@ pub struct Status {
     pub train_step: AtomicU64,
     pub samples_trained: AtomicU64,
     pub generation: AtomicU64,
-    /// The trainer step of the newest candidate the gate has decided on.
+    /// The trainer step of the newest candidate the promotion stage has decided on.
     pub gated_step: AtomicU64,
-    pub last_gate: Mutex<String>,
+    pub last_promotion: Mutex<String>,
     pub trainer_note: Mutex<String>,
 }
 
@@ -88,7 +91,7 @@ pub fn run(cfg: &RunConfig, config_text: &str, run: &Run, stop: &AtomicBool, pro
     if removed > 0 {
         eprintln!("szero run: removed {removed} temporary file(s) left by an interrupted write");
     }
-    if let Some(warning) = eval::gate::repair_log(run.root())? {
+    if let Some(warning) = store.ledger().repair()? {
         eprintln!("szero run: warning: {warning}");
     }
     ensure_best(cfg, store)?;
@@ -100,11 +103,13 @@ pub fn run(cfg: &RunConfig, config_text: &str, run: &Run, stop: &AtomicBool, pro
     }
     eprintln!("szero run: {}", thread_budget(cfg));
     let status = Status::default();
-    status.generation.store(best_network(store)?.0 as u64, Ordering::Relaxed);
-    let gated = eval::gate::read_log(run.root())?
+    status.generation.store(store.ledger().best()?.0 as u64, Ordering::Relaxed);
+    let gated = store
+        .ledger()
+        .log::<eval::CandidateTest>()?
         .iter()
         .filter(|d| !d.aborted)
-        .filter_map(|d| d.candidate_step)
+        .filter_map(|d| d.test.candidate_step)
         .max()
         .unwrap_or(0);
     status.gated_step.store(gated, Ordering::Relaxed);
@@ -121,8 +126,8 @@ pub fn run(cfg: &RunConfig, config_text: &str, run: &Run, stop: &AtomicBool, pro
         if cfg.run.train {
             s.spawn(|| train_stage(cfg, store, &status, stop).unwrap_or_else(|e| fail("training", e)));
         }
-        if cfg.run.gate {
-            s.spawn(|| gate_stage(cfg, store, &status, stop).unwrap_or_else(|e| fail("gating", e)));
+        if cfg.run.promote {
+            s.spawn(|| promotion_stage(cfg, store, &status, stop).unwrap_or_else(|e| fail("promotion", e)));
         }
         display(cfg, &status, stop, started);
     });
@@ -166,8 +171,12 @@ pub fn thread_budget(cfg: &RunConfig) -> String {
             cfg.train.loader_threads
         ));
     }
-    if cfg.run.gate && cfg.gate.mode != eval::GateMode::Always {
-        parts.push(format!("gate {} workers x {} torch threads", cfg.gate.workers(), torch(cfg.gate.torch_threads)));
+    if cfg.run.promote && cfg.promotion.mode != eval::PromotionMode::Always {
+        parts.push(format!(
+            "promotion {} workers x {} torch threads",
+            cfg.promotion.workers(),
+            torch(cfg.promotion.torch_threads)
+        ));
     }
     format!("threads: {}", parts.join(", "))
 }
@@ -189,7 +198,7 @@ fn ensure_best(cfg: &RunConfig, store: &Run) -> Result<()> {
             store.fetch(&run.initial())?;
         }
     }
-    complete_promotion(store)?;
+    store.ledger().complete()?;
     if !run.best().exists() {
         models::io::commit_with(&run.best(), |tmp| std::fs::copy(run.initial(), tmp).map(|_| ()))
             .with_context(|| format!("writing {}", run.best().display()))?;
@@ -238,7 +247,7 @@ fn selfplay_stage(
             .with_context(|| format!("self-play network of generation {generation}"))?;
         Ok(Arc::from(evaluator))
     };
-    let (first, best) = best_network(store)?;
+    let (first, best) = store.ledger().best()?;
     let evaluator = load(first, &best)?;
     eprintln!("szero run: self-play network: {}", evaluator.describe());
     let network = SwappableNetwork::new(first, evaluator);
@@ -252,7 +261,7 @@ fn selfplay_stage(
             let mut current = first;
             while !stop.load(Ordering::Relaxed) && !played.load(Ordering::Relaxed) {
                 sleep_unless(stop, poll_interval(store));
-                let (latest, path) = best_network(store)?;
+                let (latest, path) = store.ledger().best()?;
                 if latest != current {
                     network.replace(latest, load(latest, &path)?);
                     current = latest;
@@ -357,7 +366,7 @@ fn train_stage(cfg: &RunConfig, store: &Run, status: &Status, stop: &AtomicBool)
             max => cfg.run.train_chunk_steps.min(max.saturating_sub(trainer.step())),
         };
         if chunk == 0 {
-            // `[run] max_steps` reached: the run stops once the gate has decided on the
+            // `[run] max_steps` reached: the run stops once the promotion stage has decided on the
             // candidate of this step (written here when the step is off candidate_every).
             if !run.candidate(trainer.step()).exists() {
                 trainer.write_candidate()?;
@@ -391,46 +400,91 @@ fn train_stage(cfg: &RunConfig, store: &Run, status: &Status, stop: &AtomicBool)
     Ok(())
 }
 
-fn gate_stage(cfg: &RunConfig, store: &Run, status: &Status, stop: &AtomicBool) -> Result<()> {
+fn promotion_stage(cfg: &RunConfig, store: &Run, status: &Status, stop: &AtomicBool) -> Result<()> {
     let run = store.layout();
-    let mut tb = TbWriter::open(run.tensorboard("gate")).ok();
+    let mut tb = TbWriter::open(run.tensorboard("promotion")).ok();
     while !stop.load(Ordering::Relaxed) {
-        // Promotions by other gates of the run, and the trainer's new candidates.
-        complete_promotion(store)?;
-        status.generation.store(u64::from(best_network(store)?.0), Ordering::Relaxed);
-        let Some(candidate) = next_candidate(store)? else {
+        // Promotions by other stages of the run, and the trainer's new candidates.
+        store.ledger().complete()?;
+        status.generation.store(u64::from(store.ledger().best()?.0), Ordering::Relaxed);
+        let Some(candidate) = store.ledger().next_candidate()? else {
             sleep_unless(stop, Duration::from_secs(2));
             continue;
         };
-        // The one promotion step, as `szero gate --run` takes it.
-        let decision = run_gate_with(store, &candidate, None, &cfg.gate, stop, &mut |_| {})?;
+        // The one promotion step, as `szero promote --run` takes it.
+        let decision = promotion_step(store, &candidate, None, &cfg.promotion, stop, &mut |_| {})?;
         if decision.aborted {
             break;
         }
         if decision.promoted {
             status.generation.fetch_add(1, Ordering::Relaxed);
         }
-        status.gated_step.fetch_max(decision.candidate_step.unwrap_or(0), Ordering::Relaxed);
+        let test = &decision.test;
+        status.gated_step.fetch_max(test.candidate_step.unwrap_or(0), Ordering::Relaxed);
         let generation = status.generation.load(Ordering::Relaxed);
-        let elo = decision.elo.as_ref().map(|e| format!("{:+.0}", e.elo)).unwrap_or_else(|| "-".into());
-        *status.last_gate.lock().unwrap_or_else(|p| p.into_inner()) = format!(
+        let elo = test.elo.as_ref().map(|e| format!("{:+.0}", e.elo)).unwrap_or_else(|| "-".into());
+        *status.last_promotion.lock().unwrap_or_else(|p| p.into_inner()) = format!(
             "{} {} ({:.0}%, Elo {elo})",
             candidate.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default(),
             if decision.promoted { "promoted" } else { "rejected" },
-            100.0 * decision.score
+            100.0 * test.score
         );
         if let Some(tb) = tb.as_mut() {
-            let step = decision.candidate_step.unwrap_or(0);
-            if let Some(e) = &decision.elo {
-                let _ = tb.scalar("gate/elo_vs_best", e.elo, step);
+            let step = test.candidate_step.unwrap_or(0);
+            if let Some(e) = &test.elo {
+                let _ = tb.scalar("promotion/elo_vs_best", e.elo, step);
             }
-            let _ = tb.scalar("gate/score_vs_best", decision.score, step);
-            let _ = tb.scalar("gate/promoted", f64::from(u8::from(decision.promoted)), step);
-            let _ = tb.scalar("gate/generation", generation as f64, step);
+            let _ = tb.scalar("promotion/score_vs_best", test.score, step);
+            let _ = tb.scalar("promotion/promoted", f64::from(u8::from(decision.promoted)), step);
+            let _ = tb.scalar("promotion/generation", generation as f64, step);
             let _ = tb.flush();
         }
     }
     Ok(())
+}
+
+/// A decision of the promotion stage, as its ledger holds it.
+pub type PromotionDecision = runstore::Decision<eval::CandidateTest>;
+
+/// The one promotion step, which `szero promote --run` and the promotion stage of
+/// `szero run` and `szero worker promote` all take: tests `candidate` against `best` (default: the
+/// network the ledger says is to beat) and commits the verdict to the run's ledger. In a
+/// mirrored run the candidate must be one of the run's own files (the promotion names it
+/// in the store), which is checked before any game is played; the games' PGN is published.
+/// A stop from outside ends the test without a decision (neither logged nor recorded).
+pub fn promotion_step(
+    run: &Run,
+    candidate: &Path,
+    best: Option<&Path>,
+    cfg: &PromotionConfig,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(&Progress),
+) -> Result<PromotionDecision> {
+    let ledger = run.ledger();
+    ledger.check_candidate(candidate)?;
+    // Other stages' promotions first: the network to beat is the last one promoted.
+    ledger.complete()?;
+    let best: Option<PathBuf> = match best {
+        Some(best) => Some(best.to_path_buf()),
+        None => ledger.to_beat()?,
+    };
+    let layout = run.layout();
+    std::fs::create_dir_all(layout.promotion_dir())
+        .with_context(|| format!("creating {}", layout.promotion_dir().display()))?;
+    let stem = runstore::promotion::candidate_stem(candidate);
+    let pgn = cfg.save_pgn.then(|| layout.promotion_pgn(&format!("{}-{stem}", unix_now())));
+    let verdict = eval::test_candidate(candidate, best.as_deref(), cfg, stop, pgn, progress)?;
+    let mut decision =
+        runstore::Decision::new(candidate.to_path_buf(), verdict.passed, verdict.aborted, verdict.reason, verdict.test);
+    ledger.commit(&mut decision)?;
+    if let Some(pgn) = decision.test.pgn.as_ref().filter(|p| p.exists()) {
+        run.publish(pgn)?;
+    }
+    Ok(decision)
+}
+
+fn unix_now() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
 
 /// The status line, refreshed twice a second; also enforces the `[run]` limits.
@@ -465,12 +519,12 @@ fn display(cfg: &RunConfig, status: &Status, stop: &AtomicBool, started: Instant
         let generation = status.generation.load(Ordering::Relaxed);
         let note = status.trainer_note.lock().unwrap_or_else(|p| p.into_inner()).clone();
         let line = format!(
-            "gen {generation} | games {} ({positions:.0} pos/s, {evals:.0} evals/s{batch}) | train step {} ({} samples, {samples:.0}/s){} | gate: {}",
+            "gen {generation} | games {} ({positions:.0} pos/s, {evals:.0} evals/s{batch}) | train step {} ({} samples, {samples:.0}/s){} | promotion: {}",
             status.games.load(Ordering::Relaxed),
             status.train_step.load(Ordering::Relaxed),
             status.samples_trained.load(Ordering::Relaxed),
             if note.is_empty() { String::new() } else { format!(", {note}") },
-            status.last_gate.lock().unwrap_or_else(|p| p.into_inner()),
+            status.last_promotion.lock().unwrap_or_else(|p| p.into_inner()),
         );
         if bar.is_hidden() {
             if last_print.elapsed() >= Duration::from_secs(30) {
@@ -485,7 +539,7 @@ fn display(cfg: &RunConfig, status: &Status, stop: &AtomicBool, started: Instant
         let enough = cfg.run.max_generations > 0 && generation >= u64::from(cfg.run.max_generations);
         let trained = cfg.run.max_steps > 0
             && status.train_step.load(Ordering::Relaxed) >= cfg.run.max_steps
-            && (!cfg.run.gate || status.gated_step.load(Ordering::Relaxed) >= cfg.run.max_steps);
+            && (!cfg.run.promote || status.gated_step.load(Ordering::Relaxed) >= cfg.run.max_steps);
         let played = cfg.run.max_games > 0 && status.games.load(Ordering::Relaxed) >= cfg.run.max_games;
         if out_of_time || enough || trained || played {
             stop.store(true, Ordering::Relaxed);

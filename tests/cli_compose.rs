@@ -41,24 +41,34 @@ fn shards_in_the_wrong_place_are_named() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--run"));
 }
 
-/// `szero gate --config` reads the run config whole, as `train` and `run` do: a bad value
-/// in another table is named, not ignored; and every gate mode is accepted on the line.
+/// `szero promote --config` reads the run config whole, as `train` and `run` do: a bad
+/// value in another table is named, not ignored; and every promotion mode is accepted on
+/// the line. The names of the earlier release (`szero gate`, `[gate]`) still work, with a
+/// warning naming the new ones.
 #[test]
-fn gate_reads_the_whole_run_config() {
+fn promote_reads_the_whole_run_config() {
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.toml");
-    std::fs::write(&bad, "[train]\nbatch_size = 0\n[gate]\nmode = \"fixed\"\n").unwrap();
+    std::fs::write(&bad, "[train]\nbatch_size = 0\n[promotion]\nmode = \"fixed\"\n").unwrap();
     let net = dir.path().join("none.safetensors");
     let n = net.to_str().unwrap();
-    let out = szero(&["gate", "--config", bad.to_str().unwrap(), "--candidate", n, "--best", n]);
+    let out = szero(&["promote", "--config", bad.to_str().unwrap(), "--candidate", n, "--best", n]);
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("batch_size") && err.contains("bad.toml"), "{err}");
-    let out = szero(&["gate", "--mode", "regression", "--candidate", n, "--best", n]);
+    let out = szero(&["promote", "--mode", "regression", "--candidate", n, "--best", n]);
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!err.contains("unknown gate mode") && err.contains("none.safetensors"), "{err}");
-    let out = szero(&["gate", "--mode", "lenient", "--candidate", n, "--best", n]);
-    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown gate mode \"lenient\""));
+    assert!(!err.contains("unknown promotion mode") && err.contains("none.safetensors"), "{err}");
+    let out = szero(&["promote", "--mode", "lenient", "--candidate", n, "--best", n]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown promotion mode \"lenient\""));
+
+    let old = dir.path().join("old.toml");
+    std::fs::write(&old, "[gate]\nmode = \"fixed\"\n").unwrap();
+    let out = szero(&["gate", "--config", old.to_str().unwrap(), "--candidate", n, "--best", n]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("`szero gate` is now `szero promote`"), "{err}");
+    assert!(err.contains("[gate] table is now called [promotion]"), "{err}");
+    assert!(err.contains("none.safetensors"), "the old names still run: {err}");
 }
 
 /// `szero bench --json` reports both inference figures (search's path and the forward pass

@@ -19,7 +19,7 @@ fn worker_help() -> String {
 fn check_invocation(args: &[String], help: &str) -> String {
     assert_eq!(args.first().map(String::as_str), Some("worker"), "{args:?}");
     let stage = args.get(1).cloned().unwrap_or_default();
-    assert!(["selfplay", "train", "gate"].contains(&stage.as_str()), "unknown stage in {args:?}");
+    assert!(["selfplay", "train", "promote"].contains(&stage.as_str()), "unknown stage in {args:?}");
     for flag in args.iter().filter(|a| a.starts_with("--")) {
         assert!(help.contains(&format!("{flag} ")), "szero worker has no {flag} ({args:?})");
     }
@@ -68,7 +68,7 @@ fn kubernetes_recipe_runs_real_workers_with_a_valid_config() {
         }
     }
     stages.sort();
-    assert_eq!(stages, ["gate", "selfplay", "train"]);
+    assert_eq!(stages, ["promote", "selfplay", "train"]);
     // The config parses and builds its network (a command that loads a run config).
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("config.toml");
@@ -95,5 +95,5 @@ fn slurm_recipe_is_valid_shell_running_real_workers() {
         stages.push(check_invocation(&args, &help));
     }
     stages.sort();
-    assert_eq!(stages, ["gate", "selfplay", "train"]);
+    assert_eq!(stages, ["promote", "selfplay", "train"]);
 }

@@ -64,6 +64,6 @@ cp -a '{mnt}/run' '{d}/after-resume'
     assert_eq!(read("resume.rc").trim(), "0", "the resumed run failed:\n{err}");
     let run = d.join("after-resume");
     check_whole(&run, false);
-    let promoted = eval::gate::read_log(&run).unwrap().iter().filter(|x| x.promoted).count();
+    let promoted = common::promotion_log(&run).unwrap().iter().filter(|x| x.promoted).count();
     assert!(promoted >= 2, "{promoted} promotions after the resume");
 }

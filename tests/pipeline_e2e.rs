@@ -55,7 +55,7 @@ fn check_run(run: &Path) {
     .expect("best network loads");
     assert_eq!(net.config().blocks, 1);
     assert!(meta.training_step > 0);
-    let log = eval::gate::read_log(run).unwrap();
+    let log = common::promotion_log(run).unwrap();
     assert!(log.iter().filter(|d| d.promoted).count() >= 2, "{log:?}");
     let last = log.iter().rev().find(|d| d.promoted).unwrap();
     assert_eq!(std::fs::read(&last.candidate).unwrap(), std::fs::read(run.join("best.safetensors")).unwrap());
@@ -82,7 +82,7 @@ fn check_run(run: &Path) {
     // Candidates, trainer checkpoint, TensorBoard logs of every stage, the config copy.
     assert!(files(&run.join("candidates"), "safetensors").len() >= 2);
     assert!(trainer_step(run) > 0);
-    for stage in ["selfplay", "train", "gate"] {
+    for stage in ["selfplay", "train", "promotion"] {
         let dir = run.join("tensorboard").join(stage);
         assert!(std::fs::read_dir(&dir).map(|d| d.count()).unwrap_or(0) > 0, "no events in {}", dir.display());
     }
@@ -130,7 +130,7 @@ fn reached(run: &Path, milestone: usize) -> bool {
         0 => !files(&run.join("shards"), "shard").is_empty(),
         1 => trainer_step(run) >= 10,
         2 => !files(&run.join("candidates"), "safetensors").is_empty(),
-        _ => eval::gate::read_log(run).is_ok_and(|log| log.iter().any(|d| d.promoted)),
+        _ => common::promotion_log(run).is_ok_and(|log| log.iter().any(|d| d.promoted)),
     }
 }
 

@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::{files, finish, terminate, trainer_step};
+use common::{files, finish, next_generation_config, old_run_files, terminate, trainer_step};
 use runstore::{RunAddress, Store};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -100,7 +100,7 @@ fn worker_processes_on_an_s3_run_survive_kills() {
     let b = worker(&reaper, &address, &mirror("b"), &["selfplay", "--id", "b", "--games", "1000000"]);
     let c = worker(&reaper, &address, &mirror("c"), &["selfplay", "--id", "c", "--games", "1000000"]);
     let train = worker(&reaper, &address, &mirror("trainer"), &["train", "--id", "trainer"]);
-    let gate = worker(&reaper, &address, &mirror("gate"), &["gate", "--id", "gate"]);
+    let gate = worker(&reaper, &address, &mirror("gate"), &["promote", "--id", "promote"]);
 
     // SIGKILL b and c once each has published a shard; start them again on their mirrors.
     wait_for("workers b and c publish a shard", Duration::from_secs(180), || {
@@ -170,8 +170,8 @@ fn worker_processes_on_an_s3_run_survive_kills() {
     let gens: Vec<String> = store.list("gate/promotions").unwrap().into_iter().map(|o| o.name().to_string()).collect();
     let expected: Vec<String> = (1..=gens.len()).map(|g| format!("gen-{g:06}.json")).collect();
     assert_eq!(gens, expected);
-    let log = eval::gate::read_log(&mirror("gate")).unwrap();
-    let promoted: Vec<u64> = log.iter().filter(|d| d.promoted).filter_map(|d| d.candidate_step).collect();
+    let log = common::promotion_log(&mirror("gate")).unwrap();
+    let promoted: Vec<u64> = log.iter().filter(|d| d.promoted).filter_map(|d| d.test.candidate_step).collect();
     assert_eq!(promoted.len(), gens.len(), "{log:?}");
     assert_eq!(promoted.iter().collect::<HashSet<_>>().len(), promoted.len(), "a candidate promoted twice");
     for d in log.iter().filter(|d| d.promoted) {
@@ -182,10 +182,10 @@ fn worker_processes_on_an_s3_run_survive_kills() {
     // the same log from the store.
     assert_eq!(store.list("gate/decisions").unwrap().len(), log.len(), "{log:?}");
     let fresh = runstore::Run::open(&address, Some(&mirror("gate2"))).unwrap();
-    eval::gate::complete_promotion(&fresh).unwrap();
-    let rebuilt = eval::gate::read_log(&mirror("gate2")).unwrap();
-    let summary = |log: &[eval::gate::GateDecision]| -> HashSet<(u64, Option<u64>, bool)> {
-        log.iter().map(|d| (d.time_unix, d.candidate_step, d.promoted)).collect()
+    fresh.ledger().complete().unwrap();
+    let rebuilt = common::promotion_log(&mirror("gate2")).unwrap();
+    let summary = |log: &[runstore::Decision<eval::CandidateTest>]| -> HashSet<(u64, Option<u64>, bool)> {
+        log.iter().map(|d| (d.time_unix, d.test.candidate_step, d.promoted)).collect()
     };
     assert_eq!(rebuilt.len(), log.len());
     assert_eq!(summary(&rebuilt), summary(&log));
@@ -261,12 +261,12 @@ fn single_stage_commands_on_an_s3_run() {
 
     let outside = dir.path().join("outside.safetensors");
     std::fs::copy(dir.path().join("trainer2/candidates/step-000000003.safetensors"), &outside).unwrap();
-    let (ok, err) = szero("gate", &["gate", "--mode", "always", "--candidate", outside.to_str().unwrap()]);
+    let (ok, err) = szero("gate", &["promote", "--mode", "always", "--candidate", outside.to_str().unwrap()]);
     assert!(!ok && err.contains("only the run's own networks"), "{err}");
     assert!(names("gate/promotions").is_empty());
 
     let (ok, err) =
-        szero("gate", &["gate", "--mode", "always", "--candidate", "candidates/step-000000003.safetensors"]);
+        szero("gate", &["promote", "--mode", "always", "--candidate", "candidates/step-000000003.safetensors"]);
     assert!(ok, "{err}");
     assert_eq!(names("gate/promotions"), ["gen-000001.json"]);
     let claim = store.get("gate/promotions/gen-000001.json").unwrap().unwrap();
@@ -274,4 +274,58 @@ fn single_stage_commands_on_an_s3_run() {
     assert_eq!(claim["network"], "candidates/step-000000003.safetensors");
     let decisions = names("gate/decisions");
     assert!(decisions.len() == 1 && decisions[0].ends_with("-step-000000003.json"), "{decisions:?}");
+}
+
+/// A run from before the promotion stage's rename, in the store as that release left an
+/// S3 run (its files, the trainer's checkpoint commit, each decision recorded once):
+/// `szero ladder` reads it on a fresh mirror, and `szero run` resumes it and promotes
+/// generation 2, its old config names read with a warning.
+#[test]
+fn a_run_from_before_the_rename_resumes_from_the_store() {
+    let Some(address) = s3_run() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&address).unwrap();
+    for (rel, bytes) in old_run_files() {
+        store.put(&rel, &bytes).unwrap();
+        if rel == "gate/log.jsonl" {
+            for line in String::from_utf8(bytes).unwrap().lines() {
+                let d: serde_json::Value = serde_json::from_str(line).unwrap();
+                let stem =
+                    Path::new(d["candidate"].as_str().unwrap()).file_stem().unwrap().to_string_lossy().into_owned();
+                let key = format!("gate/decisions/{:011}-{stem}.json", d["time_unix"].as_u64().unwrap());
+                store.put(&key, line.as_bytes()).unwrap();
+            }
+        }
+    }
+    store.put("trainer/committed/step-000000044", b"step-000000044").unwrap();
+
+    let out = Command::new(SZERO)
+        .args(["ladder", &address.to_string(), "--rung", "random", "--games", "2", "--nodes", "4"])
+        .args(["--max-plies", "20", "--concurrency", "1", "--mirror"])
+        .arg(dir.path().join("ladder"))
+        .arg("--out")
+        .arg(dir.path().join("ladder-out"))
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "szero ladder: {}", String::from_utf8_lossy(&out.stderr));
+    let table = std::fs::read_to_string(dir.path().join("ladder-out/ladder.md")).unwrap();
+    assert!(table.contains("initial") && table.contains("gen 1"), "{table}");
+
+    let out = Command::new(SZERO)
+        .args(["run", "--max-minutes", "5", "--config"])
+        .arg(next_generation_config(dir.path()))
+        .args(["--run-dir", &address.to_string(), "--mirror"])
+        .arg(dir.path().join("run"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "szero run: {err}");
+    assert!(err.contains("[gate] table is now called [promotion]"), "{err}");
+    assert!(err.contains("resuming from the store's checkpoint of step 44"), "{err}");
+    let claims: Vec<String> =
+        store.list("gate/promotions").unwrap().into_iter().map(|o| o.name().to_string()).collect();
+    assert_eq!(claims, ["gen-000001.json", "gen-000002.json"]);
+    let decisions = store.list("gate/decisions").unwrap();
+    assert!(decisions.len() >= 2, "the old decision and the new promotion are recorded: {decisions:?}");
 }

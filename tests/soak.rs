@@ -114,7 +114,7 @@ fn twenty_kills_lose_nothing() {
     let status = child.wait().unwrap();
     assert!(status.success(), "the final run failed:\n{}", std::fs::read_to_string(&log).unwrap());
     check_whole(&run, false);
-    let decisions = eval::gate::read_log(&run).unwrap();
+    let decisions = common::promotion_log(&run).unwrap();
     let last = decisions.iter().rev().find(|d| d.promoted).expect("something was promoted");
     assert_eq!(std::fs::read(&last.candidate).unwrap(), std::fs::read(run.join("best.safetensors")).unwrap());
     assert!(trainer_step(&run) >= old_step);

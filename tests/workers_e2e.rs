@@ -56,7 +56,7 @@ fn separate_worker_processes_make_one_whole_run() {
     finish(b, Duration::from_secs(300));
     // The trainer and the gate keep going on the games there are: wait for a promotion.
     let t = Instant::now();
-    let promoted = || eval::gate::read_log(run).map_or(0, |log| log.iter().filter(|d| d.promoted).count());
+    let promoted = || common::promotion_log(run).map_or(0, |log| log.iter().filter(|d| d.promoted).count());
     while promoted() < 2 {
         assert!(t.elapsed() < Duration::from_secs(300), "no two promotions within 300 s (step {})", trainer_step(run));
         std::thread::sleep(Duration::from_millis(300));
@@ -70,8 +70,8 @@ fn separate_worker_processes_make_one_whole_run() {
     assert!(trainer_step(run) > 0);
     // A SIGKILL may leave a temporary file; nothing under a final name is torn.
     check_whole(run, true);
-    let log = eval::gate::read_log(run).unwrap();
-    let mut steps: Vec<u64> = log.iter().filter(|d| d.promoted).filter_map(|d| d.candidate_step).collect();
+    let log = common::promotion_log(run).unwrap();
+    let mut steps: Vec<u64> = log.iter().filter(|d| d.promoted).filter_map(|d| d.test.candidate_step).collect();
     let n = steps.len();
     steps.dedup();
     assert_eq!(steps.len(), n, "a candidate promoted twice: {log:?}");

@@ -1,4 +1,5 @@
-//! The `[gate]` table of a run configuration.
+//! The `[promotion]` table of a run configuration (`[gate]` in runs made before the
+//! rename): how a candidate network is tested against the run's best.
 
 use crate::elo::SprtConfig;
 use crate::matches::Adjudication;
@@ -12,7 +13,7 @@ use std::path::PathBuf;
 /// How a candidate network is judged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum GateMode {
+pub enum PromotionMode {
     /// Sequential probability ratio test (stops as soon as it decides; see `sprt`). If it
     /// has not decided after `games`, the candidate passes when its score reaches
     /// `score_threshold`.
@@ -29,34 +30,35 @@ pub enum GateMode {
     Regression,
 }
 
-impl GateMode {
-    pub const ALL: [GateMode; 4] = [GateMode::Sprt, GateMode::Fixed, GateMode::Always, GateMode::Regression];
+impl PromotionMode {
+    pub const ALL: [PromotionMode; 4] =
+        [PromotionMode::Sprt, PromotionMode::Fixed, PromotionMode::Always, PromotionMode::Regression];
 
     /// Its name in configs and on the command line.
     pub fn name(self) -> &'static str {
         match self {
-            GateMode::Sprt => "sprt",
-            GateMode::Fixed => "fixed",
-            GateMode::Always => "always",
-            GateMode::Regression => "regression",
+            PromotionMode::Sprt => "sprt",
+            PromotionMode::Fixed => "fixed",
+            PromotionMode::Always => "always",
+            PromotionMode::Regression => "regression",
         }
     }
 }
 
-impl std::fmt::Display for GateMode {
+impl std::fmt::Display for PromotionMode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.name())
     }
 }
 
-impl std::str::FromStr for GateMode {
+impl std::str::FromStr for PromotionMode {
     type Err = String;
 
-    fn from_str(s: &str) -> Result<GateMode, String> {
-        GateMode::ALL
+    fn from_str(s: &str) -> Result<PromotionMode, String> {
+        PromotionMode::ALL
             .into_iter()
             .find(|m| m.name() == s)
-            .ok_or_else(|| format!("unknown gate mode {s:?} (sprt, fixed, always or regression)"))
+            .ok_or_else(|| format!("unknown promotion mode {s:?} (sprt, fixed, always or regression)"))
     }
 }
 
@@ -64,9 +66,9 @@ impl std::str::FromStr for GateMode {
 /// network (which self-play uses).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
-pub struct GateConfig {
-    /// The test: `sprt` (default), `fixed`, `regression` or `always` (see [`GateMode`]).
-    pub mode: GateMode,
+pub struct PromotionConfig {
+    /// The test: `sprt` (default), `fixed`, `regression` or `always` (see [`PromotionMode`]).
+    pub mode: PromotionMode,
     /// Games at most (SPRT) or exactly (fixed); rounded up to whole pairs, since each
     /// opening is played with both colours.
     pub games: usize,
@@ -86,7 +88,7 @@ pub struct GateConfig {
     /// Worker threads (0 = one per CPU core).
     pub concurrency: usize,
     /// libtorch threads of each worker's network calls (0 = libtorch's default, one per
-    /// core). On a small CPU, 1: the gate then takes one core, not all of them.
+    /// core). On a small CPU, 1: the promotion stage then takes one core, not all of them.
     pub torch_threads: usize,
     /// Games in flight per worker; their searches' leaves are evaluated in one batch per
     /// network (GPU: use hundreds; CPU: tens).
@@ -95,7 +97,7 @@ pub struct GateConfig {
     pub openings: Option<PathBuf>,
     /// Random plies of a generated opening.
     pub random_plies: u32,
-    /// Seeds the openings; mixed with the candidate's training step, so every gate sees
+    /// Seeds the openings; mixed with the candidate's training step, so every test sees
     /// fresh but reproducible openings.
     pub seed: u64,
     /// Length limit and resignation (by default a game is resigned when both networks'
@@ -109,17 +111,17 @@ pub struct GateConfig {
     pub cache_entries: usize,
     /// Keep the games as `gate/<time>-<candidate>.pgn` in the run directory.
     pub save_pgn: bool,
-    /// The rules the gate's games are played under. Not a field of the `[gate]` table:
-    /// the run's `selfplay.variant` sets it when the run config is read, so that the gate
+    /// The rules the test's games are played under. Not a field of the `[promotion]` table:
+    /// the run's `selfplay.variant` sets it when the run config is read, so that the test
     /// always tests networks on the rules they learn.
     #[serde(skip)]
     pub variant: schess::Variant,
 }
 
-impl Default for GateConfig {
+impl Default for PromotionConfig {
     fn default() -> Self {
-        GateConfig {
-            mode: GateMode::Sprt,
+        PromotionConfig {
+            mode: PromotionMode::Sprt,
             games: 400,
             score_threshold: 0.55,
             sprt: SprtConfig::default(),
@@ -142,8 +144,8 @@ impl Default for GateConfig {
     }
 }
 
-impl GateConfig {
-    /// Gate games played at once (`concurrency`, or one per core for 0).
+impl PromotionConfig {
+    /// Test games played at once (`concurrency`, or one per core for 0).
     pub fn workers(&self) -> usize {
         settings::threads_or_cores(self.concurrency)
     }
@@ -151,11 +153,11 @@ impl GateConfig {
     /// Checks values serde cannot.
     pub fn validate(&self) -> Result<(), ConfigError> {
         self.search.validate().map_err(|e| e.within("search"))?;
-        if self.mode != GateMode::Always {
+        if self.mode != PromotionMode::Always {
             count("games", self.games as u64, 1_000_000)?;
             count("nodes", self.nodes, 10_000_000)?;
         }
-        if self.mode == GateMode::Sprt {
+        if self.mode == PromotionMode::Sprt {
             self.sprt.validate().map_err(|e| e.within("sprt"))?;
         }
         let threshold = self.score_threshold;
@@ -170,26 +172,29 @@ mod tests {
     use super::*;
 
     #[test]
-    fn gate_modes_round_trip_their_names() {
-        for m in GateMode::ALL {
-            assert_eq!(m.to_string().parse::<GateMode>(), Ok(m));
-            let toml_form: GateConfig = toml::from_str(&format!("mode = \"{m}\"")).unwrap();
+    fn promotion_modes_round_trip_their_names() {
+        for m in PromotionMode::ALL {
+            assert_eq!(m.to_string().parse::<PromotionMode>(), Ok(m));
+            let toml_form: PromotionConfig = toml::from_str(&format!("mode = \"{m}\"")).unwrap();
             assert_eq!(toml_form.mode, m);
         }
-        assert!("Sprt".parse::<GateMode>().is_err());
+        assert!("Sprt".parse::<PromotionMode>().is_err());
     }
 
     #[test]
     fn serde_defaults_and_unknown_fields() {
-        let c: GateConfig = serde_json::from_str(r#"{"mode": "fixed", "games": 10, "sprt": {"elo1": 5.0}}"#).unwrap();
-        assert_eq!(c.mode, GateMode::Fixed);
+        let c: PromotionConfig =
+            serde_json::from_str(r#"{"mode": "fixed", "games": 10, "sprt": {"elo1": 5.0}}"#).unwrap();
+        assert_eq!(c.mode, PromotionMode::Fixed);
         assert_eq!(c.games, 10);
         assert_eq!(c.sprt.elo1, 5.0);
         assert_eq!(c.sprt.alpha, SprtConfig::default().alpha);
-        assert!(serde_json::from_str::<GateConfig>(r#"{"gams": 10}"#).is_err());
-        assert!(GateConfig::default().validate().is_ok());
-        let bad =
-            GateConfig { sprt: SprtConfig { elo0: 5.0, elo1: 0.0, ..SprtConfig::default() }, ..GateConfig::default() };
+        assert!(serde_json::from_str::<PromotionConfig>(r#"{"gams": 10}"#).is_err());
+        assert!(PromotionConfig::default().validate().is_ok());
+        let bad = PromotionConfig {
+            sprt: SprtConfig { elo0: 5.0, elo1: 0.0, ..SprtConfig::default() },
+            ..PromotionConfig::default()
+        };
         assert!(bad.validate().is_err());
     }
 }

@@ -2,7 +2,7 @@
 //! at a fixed search budget, each opening played with both colours, with pentanomial Elo.
 //!
 //! The networks are the run's generation 0 (`initial.safetensors`), every promoted
-//! network in gate-log order and, optionally, every candidate the trainer wrote. Their
+//! network in promotion order and, optionally, every candidate the trainer wrote. Their
 //! time axis is the minutes between the run's start (the generation-0 file) and the
 //! network file's own modification time.
 //!
@@ -14,14 +14,11 @@ use crate::elo::{EloEstimate, Pentanomial, Wdl};
 use crate::matches::openings::OpeningBook;
 use crate::matches::{Adjudication, MatchConfig, MatchReport};
 use crate::players::{MctsSpec, PlayerFactory, PlayerSpec};
-use runstore::clock::RunClock;
-use runstore::Run;
 use schess::Variant;
 use search::{RootMode, SearchConfig};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
-use std::time::SystemTime;
 
 /// The reference players of a default ladder, weakest first.
 pub const DEFAULT_RUNGS: [&str; 6] = [
@@ -86,7 +83,7 @@ pub struct LadderNetwork {
     /// Trainer step of its weights.
     pub training_step: u64,
     /// Minutes of running (pauses between a kill and a resume left out, see
-    /// [`runstore::clock`]) from the run's start to the file's creation.
+    /// `runstore::clock`) from the run's start to the file's creation.
     pub minutes: f64,
 }
 
@@ -105,56 +102,13 @@ pub struct LadderPoint {
     pub seconds: f64,
 }
 
-/// The networks of `run`: generation 0, the promoted ones and, with `candidates`, every
-/// candidate (in step order; promoted candidates are listed once, as generations). A
-/// mirrored run's networks, claims and starts are brought into its directory first, with
-/// the store's times (the ladder's clock reads them).
-pub fn networks(run: &Run, candidates: bool) -> anyhow::Result<Vec<LadderNetwork>> {
-    let layout = run.layout();
-    for dir in [layout.root().to_path_buf(), layout.candidates(), layout.promotions(), layout.sessions()] {
-        run.pull(&dir)?;
-    }
-    let initial = layout.initial();
-    anyhow::ensure!(initial.exists(), "{} has no initial.safetensors: not a run of `szero run`", run.address());
-    let candidate_files = layout.list_candidates()?;
-    let mut file_times = vec![modified(&initial)?];
-    for f in &candidate_files {
-        file_times.push(modified(f)?);
-    }
-    let starts = runstore::clock::read_starts(layout.root()).map_err(|e| anyhow::anyhow!("{}: {e}", run.address()))?;
-    let clock = RunClock::new(file_times[0], &starts, &file_times);
-    let entry = |label: String, path: PathBuf, generation: Option<u32>| -> anyhow::Result<LadderNetwork> {
+impl LadderNetwork {
+    /// A network of a run (its label, file, generation and minutes on the run's clock, as
+    /// `runstore` lists them), with the trainer step its file records.
+    pub fn read(label: String, path: PathBuf, generation: Option<u32>, minutes: f64) -> anyhow::Result<LadderNetwork> {
         let meta = models::checkpoint::read_metadata(&path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-        let minutes = clock.minutes(modified(&path)?);
         Ok(LadderNetwork { label, path, generation, training_step: meta.training_step, minutes })
-    };
-    let mut out = vec![entry("initial".into(), initial, Some(0))?];
-    let promoted = crate::gate::promotions(run)?;
-    let mut promoted_files = Vec::new();
-    for (k, d) in promoted.iter().enumerate() {
-        // A promoted candidate may have been cleaned up; the best network is its copy.
-        let path = match crate::gate::network_file(run, d)? {
-            Some(p) => p,
-            None if k + 1 == promoted.len() => layout.best(),
-            None => continue,
-        };
-        if path.exists() {
-            promoted_files.push(path.clone());
-            out.push(entry(format!("gen {}", k + 1), path, Some(k as u32 + 1))?);
-        }
     }
-    if candidates {
-        for f in candidate_files.into_iter().filter(|f| !promoted_files.contains(f)) {
-            let label = f.file_stem().map_or_else(String::new, |s| s.to_string_lossy().into_owned());
-            out.push(entry(label, f, None)?);
-        }
-        out.sort_by_key(|n| n.training_step);
-    }
-    Ok(out)
-}
-
-fn modified(path: &Path) -> anyhow::Result<SystemTime> {
-    std::fs::metadata(path).and_then(|m| m.modified()).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
 }
 
 /// Plays `network` against `rung` (a player spec) under `settings`; `concurrency` worker
@@ -301,7 +255,6 @@ impl Ladder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use runstore::RunLayout;
 
     fn save_net(path: &Path, step: u64) {
         let cfg = models::net_config(1, 8, 2);
@@ -313,15 +266,14 @@ mod tests {
     fn lists_a_runs_networks_and_caches_points() {
         let dir = tempfile::tempdir().unwrap();
         let run = dir.path();
-        let layout = RunLayout::new(run);
-        layout.create().unwrap();
-        save_net(&layout.initial(), 0);
-        for step in [100, 200] {
-            save_net(&layout.candidate(step), step);
-        }
-        // No gate log: only generation 0, unless candidates are asked for.
-        assert_eq!(networks(&Run::local(run), false).unwrap().len(), 1);
-        let all = networks(&Run::local(run), true).unwrap();
+        let all: Vec<LadderNetwork> = [(0, "initial"), (100, "step-000000100"), (200, "step-000000200")]
+            .into_iter()
+            .map(|(step, label)| {
+                let path = run.join(format!("{label}.safetensors"));
+                save_net(&path, step);
+                LadderNetwork::read(label.into(), path, None, step as f64 / 10.0).unwrap()
+            })
+            .collect();
         assert_eq!(all.iter().map(|n| n.training_step).collect::<Vec<_>>(), [0, 100, 200]);
         let settings =
             LadderSettings { nodes: 4, games: 2, max_plies: 20, random_plies: 2, ..LadderSettings::default() };
@@ -346,7 +298,8 @@ mod tests {
         assert!(back.find(&all[1], "random", &settings).is_some(), "read back, the point is found again");
         let md = back.markdown(&all, &["random".into()], &settings);
         assert!(md.contains("| step-000000100 | 100 |"), "{md}");
-        assert!(networks(&Run::local(run.join("nowhere")), false).is_err());
+        let e = LadderNetwork::read("x".into(), run.join("nowhere"), None, 0.0).unwrap_err().to_string();
+        assert!(e.contains("nowhere"), "{e}");
 
         // A run of another variant plays its points under its rules; settings that differ
         // only in the variant are another point.

@@ -8,23 +8,24 @@
 //!   [`matches::adjudication`], records and PGN ([`matches::record`]), and [`elo`] (Elo,
 //!   pentanomial, GSPRT); [`matches::batched`] plays network against network
 //!   with many games in flight and one network call per batch of leaves.
-//! - [`gate`]: the candidate-versus-best test that decides which network self-play uses,
-//!   configured by [`config::GateConfig`].
+//! - [`promotion`]: the candidate-versus-best test that decides which network self-play
+//!   uses, configured by [`config::PromotionConfig`] (what a verdict does to a run is the run
+//!   store's: `runstore::promotion`).
 //! - [`ladder`]: a run's networks against fixed reference players, for its strength curve, timed by
 //!   `runstore::clock` (minutes of running across resumes).
 //! - [`suite`]: test positions with one right move, and how many a player solves by kind.
 
 pub mod config;
 pub mod elo;
-pub mod gate;
 pub mod ladder;
 pub mod matches;
 pub mod players;
+pub mod promotion;
 pub mod scale;
 pub mod suite;
 
-pub use config::{GateConfig, GateMode};
+pub use config::{PromotionConfig, PromotionMode};
 pub use elo::{EloEstimate, Pentanomial, SprtConfig, Wdl};
-pub use gate::{run_gate, GateDecision, GateError};
 pub use matches::{run_match, Adjudication, MatchConfig, MatchReport};
 pub use players::{Player, PlayerError, PlayerFactory, PlayerSpec};
+pub use promotion::{test_candidate, CandidateTest, TestError, Verdict};

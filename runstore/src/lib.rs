@@ -1,5 +1,5 @@
 //! The run: the one channel between szero's stages. Self-play writes shards, the trainer
-//! writes checkpoints and candidates, the gate logs decisions and promotes, self-play picks
+//! writes checkpoints and candidates, the promotion stage logs decisions and promotes, self-play picks
 //! up the best network; each stage can be killed at any moment and resumed, because each
 //! reads only what the others committed here.
 //!
@@ -15,9 +15,9 @@
 //! <run>/candidates/step-NNNNNNNNN.safetensors networks the trainer proposes, one per step
 //! <run>/trainer/                             trainer checkpoints (their own layout: trainer::checkpoint)
 //! <run>/trainer/committed/step-N             in a store: checkpoint step-N/ is uploaded whole
-//! <run>/gate/log.jsonl                       every gate decision; promotions are counted from it
+//! <run>/gate/log.jsonl                       every promotion decision (the ledger: promotion.rs)
 //! <run>/gate/promotions/gen-N.json           the claim of generation N, created if absent
-//! <run>/gate/*.pgn                           gate games
+//! <run>/gate/*.pgn                           the promotion tests' games
 //! <run>/tensorboard/<stage>/                 TensorBoard event files per stage
 //! <run>/ladder/                              `szero ladder`'s tables and plot
 //! ```
@@ -26,8 +26,8 @@
 //! renamed (a reader never sees half a file; [`RunLayout::clean_temporaries`] removes
 //! what a killed writer left); networks are never rewritten under the same name; a
 //! promotion is committed by creating its generation's claim if absent
-//! ([`create_if_absent`]: one winner among racing gates), then logged, and
-//! `best.safetensors` is a copy made afterwards (see `eval::gate::commit_decision`).
+//! ([`create_if_absent`]: one winner among racing stages), then logged, and
+//! `best.safetensors` is a copy made afterwards (see [`promotion`]).
 
 #![forbid(unsafe_code)]
 
@@ -35,12 +35,16 @@ use std::path::{Path, PathBuf};
 
 pub mod atomic;
 pub mod clock;
+mod networks;
+pub mod promotion;
 mod run;
 mod store;
 pub mod temp;
 
 pub use atomic::create_if_absent;
 use atomic::with_path;
+pub use networks::RunNetwork;
+pub use promotion::{Decision, Ledger, LedgerError};
 pub use run::Run;
 pub use store::{AddressError, ObjectInfo, RunAddress, Store, StoreError};
 
@@ -61,7 +65,7 @@ impl RunLayout {
 
     /// Creates the directories the stages write into.
     pub fn create(&self) -> std::io::Result<()> {
-        for d in [self.shards(), self.candidates(), self.trainer(), self.gate(), self.root.join(TENSORBOARD)] {
+        for d in [self.shards(), self.candidates(), self.trainer(), self.promotion_dir(), self.root.join(TENSORBOARD)] {
             std::fs::create_dir_all(&d).map_err(|e| with_path(e, &d))?;
         }
         Ok(())
@@ -72,7 +76,7 @@ impl RunLayout {
         self.root.join("config.toml")
     }
 
-    /// The best network: what self-play and the gate play.
+    /// The best network: what self-play plays and candidates are tested against.
     pub fn best(&self) -> PathBuf {
         self.root.join(BEST_FILE)
     }
@@ -138,19 +142,22 @@ impl RunLayout {
         self.trainer().join("committed")
     }
 
-    pub fn gate(&self) -> PathBuf {
+    /// The promotion ledger's directory. It keeps the name `gate/` it had before the
+    /// promotion stage was renamed ("gating" is the S-Chess rule): runs in object stores
+    /// cannot rename a prefix in one step, and runs of every release share this layout.
+    pub fn promotion_dir(&self) -> PathBuf {
         self.root.join("gate")
     }
 
-    /// Every gate decision, one JSON line each.
-    pub fn gate_log(&self) -> PathBuf {
-        self.gate().join("log.jsonl")
+    /// Every promotion decision, one JSON line each.
+    pub fn promotion_log(&self) -> PathBuf {
+        self.promotion_dir().join("log.jsonl")
     }
 
     /// Promotion claims: one file per generation, created if absent (see
-    /// [`create_if_absent`]), so that two gates can never both promote a generation.
+    /// [`create_if_absent`]), so that two stages can never both promote a generation.
     pub fn promotions(&self) -> PathBuf {
-        self.gate().join("promotions")
+        self.promotion_dir().join("promotions")
     }
 
     /// The claim of `generation` (from 1).
@@ -172,10 +179,10 @@ impl RunLayout {
     }
 
     /// The decisions of a run in an object store, one object each, written once: the
-    /// store's copy of the gate log (which lives in the gate's mirror), so that a gate on
+    /// store's copy of the log (which lives in the promotion stage's mirror), so that a stage on
     /// another machine knows what was decided.
     pub fn decisions(&self) -> PathBuf {
-        self.gate().join("decisions")
+        self.promotion_dir().join("decisions")
     }
 
     /// The record of the decision on `candidate_stem` taken at `time_unix`.
@@ -194,12 +201,12 @@ impl RunLayout {
         Ok(out)
     }
 
-    /// The games of a gate test named `stem`.
-    pub fn gate_pgn(&self, stem: &str) -> PathBuf {
-        self.gate().join(format!("{stem}.pgn"))
+    /// The games of a promotion test named `stem`.
+    pub fn promotion_pgn(&self, stem: &str) -> PathBuf {
+        self.promotion_dir().join(format!("{stem}.pgn"))
     }
 
-    /// TensorBoard event files of one stage (`selfplay`, `train`, `gate`).
+    /// TensorBoard event files of one stage (`selfplay`, `train`, `promotion`).
     pub fn tensorboard(&self, stage: &str) -> PathBuf {
         self.root.join(TENSORBOARD).join(stage)
     }
@@ -215,7 +222,7 @@ impl RunLayout {
     pub fn clean_temporaries(&self) -> usize {
         let host = temp::host_name();
         let mut removed = 0;
-        for dir in [self.root.clone(), self.shards(), self.candidates(), self.trainer(), self.gate()] {
+        for dir in [self.root.clone(), self.shards(), self.candidates(), self.trainer(), self.promotion_dir()] {
             let Ok(entries) = std::fs::read_dir(&dir) else { continue };
             for e in entries.flatten() {
                 let name = e.file_name().to_string_lossy().into_owned();
@@ -265,7 +272,7 @@ mod tests {
             run.list_candidates().unwrap().iter().map(|p| p.file_name().unwrap().to_string_lossy().into()).collect();
         assert_eq!(names, ["step-000000020.safetensors", "step-000000300.safetensors", "step-000001000.safetensors"]);
         assert_eq!(run.clean_temporaries(), 1);
-        assert!(run.tensorboard("gate").starts_with(dir.path().join("tensorboard")));
+        assert!(run.tensorboard("promotion").starts_with(dir.path().join("tensorboard")));
     }
 
     #[test]

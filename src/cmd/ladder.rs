@@ -5,7 +5,7 @@
 
 use anyhow::{Context, Result};
 use clap::Args;
-use eval::ladder::{networks, play_point, Ladder, LadderSettings, DEFAULT_RUNGS};
+use eval::ladder::{play_point, Ladder, LadderNetwork, LadderSettings, DEFAULT_RUNGS};
 use search::RootMode;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -97,7 +97,7 @@ pub fn run(args: LadderArgs) -> Result<ExitCode> {
         material_mix: args.mix,
         variant: variant.name().into(),
     };
-    let mut nets = networks(&run, args.candidates)?;
+    let mut nets = run_networks(&run, args.candidates)?;
     if !args.at.is_empty() {
         let mut chosen: Vec<usize> = args
             .at
@@ -171,5 +171,19 @@ fn run_variant(run: &runstore::Run) -> Result<schess::Variant> {
         return Ok(schess::Variant::Seirawan);
     }
     let cfg = crate::config::RunConfig::load(&path)?;
-    Ok(cfg.gate.variant)
+    Ok(cfg.promotion.variant)
+}
+
+/// The networks of `run` as the ladder plays them (see `runstore::Run::networks`), each
+/// with its trainer step; with `candidates`, in step order.
+pub fn run_networks(run: &runstore::Run, candidates: bool) -> Result<Vec<LadderNetwork>> {
+    let mut out = run
+        .networks(candidates)?
+        .into_iter()
+        .map(|n| LadderNetwork::read(n.label, n.path, n.generation, n.minutes))
+        .collect::<Result<Vec<_>>>()?;
+    if candidates {
+        out.sort_by_key(|n| n.training_step);
+    }
+    Ok(out)
 }

@@ -111,9 +111,9 @@ fn reached(dir: &Path, variant: Variant, budget: Budget) -> Result<Option<Reache
         return Ok(None);
     }
     let run = Run::open(&RunAddress::Local(dir.to_path_buf()), None)?;
-    let networks = eval::ladder::networks(&run, true)?;
+    let networks = crate::cmd::ladder::run_networks(&run, true)?;
     let newest = networks.iter().max_by(|a, b| a.minutes.total_cmp(&b.minutes));
-    let generation = eval::gate::best_network(&run)?.0;
+    let generation = run.ledger().best()?.0;
     Ok(Some(Reached {
         variant: variant.name().into(),
         budget,
@@ -294,7 +294,7 @@ mod tests {
         assert!(text.starts_with("# szero study: "), "{text}");
         let back = RunConfig::parse(&text).unwrap();
         assert_eq!(back, cfg);
-        assert_eq!(back.gate.variant, Variant::Placement);
+        assert_eq!(back.promotion.variant, Variant::Placement);
     }
 
     #[test]

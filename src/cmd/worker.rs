@@ -1,6 +1,6 @@
 //! `szero worker STAGE --run ADDRESS`: one stage of a run as its own process, so that a
 //! scheduler (a shell loop, Slurm, Kubernetes) can start any number of self-play workers
-//! beside one trainer and one gate, on one machine or on several sharing the run directory.
+//! beside one trainer and one promotion stage, on one machine or on several sharing the run directory.
 //! The stages meet only in the run directory (see the `runstore` crate), exactly as inside
 //! `szero run`.
 
@@ -17,8 +17,10 @@ pub enum Stage {
     Selfplay,
     /// The trainer: shards in, checkpoints and candidates out. One per run.
     Train,
-    /// The gate: tests each new candidate and promotes. One per run.
-    Gate,
+    /// The promotion stage: tests each new candidate against the best network and
+    /// promotes it if it passes. One per run. (`gate` before the rename.)
+    #[value(alias = "gate")]
+    Promote,
 }
 
 #[derive(Args, Debug)]
@@ -53,7 +55,7 @@ pub fn run(args: WorkerArgs) -> Result<ExitCode> {
     let mut cfg = RunConfig::parse(&text).with_context(|| format!("in config {}", args.config.display()))?;
     cfg.run.selfplay = args.stage == Stage::Selfplay;
     cfg.run.train = args.stage == Stage::Train;
-    cfg.run.gate = args.stage == Stage::Gate;
+    cfg.run.promote = args.stage == Stage::Promote;
     // The config's own limits are the whole run's; a worker stops on its flags (or a signal).
     cfg.run.max_minutes = 0.0;
     cfg.run.max_steps = 0;

@@ -64,7 +64,12 @@ pub fn check_whole(run: &Path, temporaries: bool) {
                 .unwrap_or_else(|e| panic!("torn network: {e}"));
         }
     }
-    eval::gate::read_log(run).expect("the gate log reads");
+    promotion_log(run).expect("the promotion log reads");
+}
+
+/// The promotion decisions in the log of the run (or mirror) at `dir`.
+pub fn promotion_log(dir: &Path) -> Result<Vec<runstore::Decision<eval::CandidateTest>>, runstore::LedgerError> {
+    runstore::Run::local(dir).ledger().log()
 }
 
 /// Waits for `child` to exit on its own, successfully.
@@ -83,4 +88,40 @@ pub fn terminate(child: Child) {
     let pid = child.id().to_string();
     assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
     finish(child, Duration::from_secs(60));
+}
+
+/// The committed run made before the promotion stage's rename
+/// (`tests/fixtures/run-before-rename`, see its README).
+pub const OLD_RUN: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/run-before-rename");
+
+/// Every file of the old run (not its README), as (path relative to the run, bytes).
+pub fn old_run_files() -> Vec<(String, Vec<u8>)> {
+    let root = Path::new(OLD_RUN);
+    all_files(root)
+        .into_iter()
+        .filter(|f| f.file_name().is_some_and(|n| n != "README.md"))
+        .map(|f| {
+            let rel = f.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+            (rel, std::fs::read(&f).unwrap())
+        })
+        .collect()
+}
+
+/// A copy of the old run in `dir`.
+pub fn copy_old_run(dir: &Path) {
+    for (rel, bytes) in old_run_files() {
+        let to = dir.join(rel);
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::write(to, bytes).unwrap();
+    }
+}
+
+/// The old run's own config with its generation limit raised by one, so that a resumed
+/// run has a promotion to make (still spelt with the old names).
+pub fn next_generation_config(dir: &Path) -> PathBuf {
+    let text = std::fs::read_to_string(Path::new(OLD_RUN).join("config.toml")).unwrap();
+    assert!(text.contains("[gate]") && text.contains("max_generations = 1"), "{text}");
+    let path = dir.join("resume.toml");
+    std::fs::write(&path, text.replace("max_generations = 1", "max_generations = 2")).unwrap();
+    path
 }

@@ -1,10 +1,10 @@
-//! `szero gate`: test a candidate network against the best one and, with `--run`, promote
-//! it if it passes (what the training pipeline does after each training stage).
+//! `szero promote` (`szero gate` before the rename): test a candidate network against the
+//! best one and, with `--run`, promote it if it passes: the promotion stage's one step
+//! ([`crate::pipeline::promotion_step`]), as `szero run` takes it after each candidate.
 
 use anyhow::{Context, Result};
 use clap::Args;
-use eval::config::{GateConfig, GateMode};
-use eval::gate::{run_gate_with, test_candidate};
+use eval::config::{PromotionConfig, PromotionMode};
 use indicatif::{ProgressBar, ProgressStyle};
 use runstore::{Run, RunAddress};
 use std::path::{Path, PathBuf};
@@ -14,7 +14,7 @@ use std::sync::atomic::AtomicBool;
 /// Exit status: 0 when the candidate passed (and, with --run, was promoted), 1 when it did
 /// not, 2 on errors.
 #[derive(Args, Debug)]
-pub struct GateArgs {
+pub struct PromoteArgs {
     /// The new network: a file, or with --run a name in the run
     /// (`candidates/step-000001000.safetensors`, fetched from an S3 run).
     #[arg(long)]
@@ -31,22 +31,22 @@ pub struct GateArgs {
     #[arg(long, requires = "run")]
     mirror: Option<PathBuf>,
     /// Run configuration (TOML): read and checked whole, as `szero run` and `szero train`
-    /// read it; its `[gate]` table holds the settings. Defaults otherwise.
+    /// read it; its `[promotion]` table holds the settings. Defaults otherwise.
     #[arg(long)]
     config: Option<PathBuf>,
-    /// Override gate.mode: sprt, fixed, always or regression.
+    /// Override promotion.mode: sprt, fixed, always or regression.
     #[arg(long)]
-    mode: Option<GateMode>,
-    /// Override gate.games.
+    mode: Option<PromotionMode>,
+    /// Override promotion.games.
     #[arg(long)]
     games: Option<usize>,
-    /// Override gate.nodes (playouts per move).
+    /// Override promotion.nodes (playouts per move).
     #[arg(long)]
     nodes: Option<u64>,
-    /// Override gate.concurrency.
+    /// Override promotion.concurrency.
     #[arg(long)]
     concurrency: Option<usize>,
-    /// Override gate.device (auto, cpu, cuda:N).
+    /// Override promotion.device (auto, cpu, cuda:N).
     #[arg(long)]
     device: Option<models::DeviceChoice>,
     /// The rules of the games (default: the config's `selfplay.variant`, else seirawan).
@@ -54,10 +54,10 @@ pub struct GateArgs {
     variant: Option<String>,
 }
 
-fn load_config(args: &GateArgs) -> Result<GateConfig> {
+fn load_config(args: &PromoteArgs) -> Result<PromotionConfig> {
     let mut cfg = match &args.config {
-        Some(path) => crate::config::RunConfig::load(path)?.gate,
-        None => GateConfig::default(),
+        Some(path) => crate::config::RunConfig::load(path)?.promotion,
+        None => PromotionConfig::default(),
     };
     if let Some(mode) = args.mode {
         cfg.mode = mode;
@@ -77,11 +77,11 @@ fn load_config(args: &GateArgs) -> Result<GateConfig> {
     if let Some(v) = &args.variant {
         cfg.variant = crate::cmd::parse_variant("--variant", v)?;
     }
-    cfg.validate().map_err(|e| e.within("gate"))?;
+    cfg.validate().map_err(|e| e.within("promotion"))?;
     Ok(cfg)
 }
 
-pub fn run(args: GateArgs) -> Result<ExitCode> {
+pub fn run(args: PromoteArgs) -> Result<ExitCode> {
     let cfg = load_config(&args)?;
     let bar = ProgressBar::new(cfg.games.div_ceil(2) as u64 * 2);
     bar.set_style(
@@ -98,17 +98,19 @@ pub fn run(args: GateArgs) -> Result<ExitCode> {
     };
     let stop = AtomicBool::new(false);
     let run = match &args.run {
-        Some(address) => Some(crate::cmd::run::open_run("szero gate", address, args.mirror.as_deref())?),
+        Some(address) => Some(crate::cmd::run::open_run("szero promote", address, args.mirror.as_deref())?),
         None => None,
     };
     let decision = match &run {
         Some(run) => {
             let candidate = candidate_file(run, &args.candidate)?;
-            run_gate_with(run, &candidate, args.best.as_deref(), &cfg, &stop, &mut progress)?
+            crate::pipeline::promotion_step(run, &candidate, args.best.as_deref(), &cfg, &stop, &mut progress)?
         }
         None => {
+            // Only the test: no run to commit to (the same decision, never promoted).
             let best = args.best.as_deref().context("without --run, --best is required")?;
-            test_candidate(&args.candidate, Some(best), &cfg, &stop, None, &mut progress)?
+            let v = eval::test_candidate(&args.candidate, Some(best), &cfg, &stop, None, &mut progress)?;
+            runstore::Decision::new(args.candidate.clone(), v.passed, v.aborted, v.reason, v.test)
         }
     };
     bar.finish_and_clear();
