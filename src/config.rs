@@ -117,7 +117,7 @@ pub struct PipelineConfig {
     pub max_generations: u32,
     /// Stop after this many minutes (0 = never).
     pub max_minutes: f64,
-    /// Stop once the trainer has taken this many steps and the gate has decided on the
+    /// Stop once the trainer has taken this many steps and the promotion stage has decided on the
     /// candidate of that step (0 = never). Unlike minutes, a budget in steps is one of
     /// samples (the trainer keeps to `train_ratio`): runs compared at equal steps saw the
     /// same amount of data, whatever else ran on the machine.

@@ -1,7 +1,7 @@
 //! `configs/h200.toml` on the CPU, so that the first GPU window does not meet a crash: its
 //! code paths (12 self-play threads x 256 games merged by the cross-thread batcher, the
 //! `auto` device and precision that mean CUDA + bf16 on a GPU and fp32 here, the trainer's
-//! large batches, the gate) run with the network shrunk to a tiny one until the trainer
+//! large batches, the promotion test) run with the network shrunk to a tiny one until the trainer
 //! has trained on self-play's games (about a minute on two quiet cores; the test waits
 //! for the work, not for a time, so a loaded machine only makes it slower).
 

@@ -4,7 +4,7 @@
 //! on `configs/smoke.toml`. Two workers and the trainer are killed with SIGKILL during the
 //! run and started again. Afterwards, in the store: every shard decodes and no two are the
 //! same games, every shard a worker wrote is there, the claims are generations 1..N with
-//! one promoted decision each in the gate's log, and the trainer never went back a step.
+//! one promoted decision each in the promotion log, and the trainer never went back a step.
 //! `szero ladder` and `szero gating-report` then read the run from the store, on a mirror
 //! of their own.
 
@@ -166,7 +166,7 @@ fn worker_processes_on_an_s3_run_survive_kills() {
     assert!(shards_in_store(&store, "a") >= 48 / 8);
     assert!(shards_in_store(&store, "b") > 32 / 8 && shards_in_store(&store, "c") > 16 / 8);
 
-    // Claims are generations 1..N, each promoted exactly once in the gate's log.
+    // Claims are generations 1..N, each promoted exactly once in the promotion log.
     let gens: Vec<String> = store.list("gate/promotions").unwrap().into_iter().map(|o| o.name().to_string()).collect();
     let expected: Vec<String> = (1..=gens.len()).map(|g| format!("gen-{g:06}.json")).collect();
     assert_eq!(gens, expected);

@@ -5,7 +5,7 @@
 //!   cargo test --release --test soak -- --ignored --nocapture
 //!
 //! After every kill: each restart was still running when killed (it resumed without an
-//! error), no shard was lost or changed, the trainer step never went back, the gate log
+//! error), no shard was lost or changed, the trainer step never went back, the promotion log
 //! only grew (no decision lost or rewritten), and every file under a final name is whole.
 //! At the end: no temporary file, the best network is the last promoted candidate.
 
@@ -95,7 +95,7 @@ fn twenty_kills_lose_nothing() {
         }
         let new_log = gate_log(&run);
         let complete = old_log.rfind('\n').map_or(0, |i| i + 1);
-        assert!(new_log.starts_with(&old_log[..complete]), "kill {k}: the gate log lost or rewrote a decision");
+        assert!(new_log.starts_with(&old_log[..complete]), "kill {k}: the promotion log lost or rewrote a decision");
         let step = trainer_step(&run);
         assert!(step >= old_step, "kill {k}: the trainer went back from step {old_step} to {step}");
         check_whole(&run, true);

@@ -54,7 +54,7 @@ fn separate_worker_processes_make_one_whole_run() {
     let b = worker(run, &["selfplay", "--id", "b", "--games", "32"]);
     finish(a, Duration::from_secs(300));
     finish(b, Duration::from_secs(300));
-    // The trainer and the gate keep going on the games there are: wait for a promotion.
+    // The trainer and the promotion stage keep going on the games there are: wait for a promotion.
     let t = Instant::now();
     let promoted = || common::promotion_log(run).map_or(0, |log| log.iter().filter(|d| d.promoted).count());
     while promoted() < 2 {

@@ -323,7 +323,7 @@ impl PolicyHead {
 /// A linear output layer that starts at zero, so that a fresh network has a uniform
 /// policy, an even W/D/L and the same moves-left guess everywhere (softplus(0), about
 /// 0.69). Generation 0 is
-/// then plain search with uniform priors, a fair first opponent for the gate, instead of
+/// then plain search with uniform priors, a fair first opponent for the promotion test, instead of
 /// a random network whose arbitrary preferences (an early queen sortie, say) happen to
 /// win or lose games; the hidden layers keep their random initialisation, so gradients
 /// still flow.

@@ -1,7 +1,9 @@
 //! The run: the one channel between szero's stages. Self-play writes shards, the trainer
-//! writes checkpoints and candidates, the promotion stage logs decisions and promotes, self-play picks
-//! up the best network; each stage can be killed at any moment and resumed, because each
-//! reads only what the others committed here.
+//! writes checkpoints and candidates, the promotion stage logs decisions and promotes,
+//! self-play picks up the best network; each stage can be killed at any moment and
+//! resumed, because each reads only what the others committed here. The promotion ledger
+//! ([`promotion`]) and the run's clock ([`clock`]) are here too: every piece of the run's
+//! state is read and written through [`Run`].
 //!
 //! This crate owns every name in a run, so that no stage, command or report spells a path
 //! of its own:

@@ -1,5 +1,5 @@
-//! szero's one search, used by every program that searches: self-play, the gate and match
-//! players, the UCI engine, analysis.
+//! szero's one search, used by every program that searches: self-play, the promotion
+//! test and match players, the UCI engine, analysis.
 //!
 //! - [`evaluator`]: the interface search consults (priors and W/D/L for a batch of
 //!   positions), with the rules-only evaluators; networks implement it in `models`.

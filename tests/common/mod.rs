@@ -46,7 +46,7 @@ pub fn is_temporary(path: &Path) -> bool {
 }
 
 /// Every file under a final name is whole: shards decode and their games replay,
-/// networks load, the gate log reads. Temporary files are an error unless `temporaries`
+/// networks load, the promotion log reads. Temporary files are an error unless `temporaries`
 /// (a SIGKILL leaves them; the next start removes them).
 pub fn check_whole(run: &Path, temporaries: bool) {
     for f in all_files(run) {

@@ -148,7 +148,8 @@ pub struct TrainConfig {
     pub checkpoint_every: u64,
     /// Trainer checkpoints kept (older ones are deleted).
     pub keep_checkpoints: usize,
-    /// Write `candidates/step-<N>.safetensors` for the gate every this many steps.
+    /// Write `candidates/step-<N>.safetensors` for the promotion stage every this
+    /// many steps.
     pub candidate_every: u64,
     /// Log averaged metrics to TensorBoard every this many steps.
     pub log_every: u64,

@@ -5,7 +5,7 @@
 //! <run>/shards/*.shard                      read: self-play games
 //! <run>/best.safetensors                    read once: initial weights of a fresh trainer
 //! <run>/trainer/                            written: checkpoints (see `checkpoint`)
-//! <run>/candidates/step-<N>.safetensors     written: networks for the gate (N: 9 digits)
+//! <run>/candidates/step-<N>.safetensors     written: networks for the promotion stage (N: 9 digits)
 //! <run>/tensorboard/train/                  written: TensorBoard scalars
 //! ```
 
