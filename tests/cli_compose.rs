@@ -69,6 +69,15 @@ fn promote_reads_the_whole_run_config() {
     assert!(err.contains("`szero gate` is now `szero promote`"), "{err}");
     assert!(err.contains("[gate] table is now called [promotion]"), "{err}");
     assert!(err.contains("none.safetensors"), "the old names still run: {err}");
+
+    // The worker stage's old name too: the warning, then the stage's own work (here, an
+    // error about the config file it was given).
+    let missing = dir.path().join("missing.toml");
+    let run = dir.path().join("run");
+    let out = szero(&["worker", "gate", "--run", run.to_str().unwrap(), "--config", missing.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("`szero worker gate` is now `szero worker promote`"), "{err}");
+    assert!(!out.status.success() && err.contains("missing.toml"), "{err}");
 }
 
 /// `szero bench --json` reports both inference figures (search's path and the forward pass
