@@ -22,7 +22,7 @@ fn h200_config_runs_on_the_cpu_with_a_tiny_network() {
     let text = std::fs::read_to_string(H200).unwrap();
     let mut cfg: toml::Value = text.parse().unwrap();
     // The shipped file must not pin CUDA: `auto` runs everywhere.
-    for table in ["network", "train", "gate"] {
+    for table in ["network", "train", "promotion"] {
         for key in ["device", "precision"] {
             let v = cfg[table].get(key).and_then(|v| v.as_str()).unwrap_or("auto");
             assert_eq!(v, "auto", "[{table}] {key} = {v:?} in configs/h200.toml");
@@ -49,7 +49,7 @@ fn h200_config_runs_on_the_cpu_with_a_tiny_network() {
         set(&mut cfg, "train", key, Integer(v));
     }
     for (key, v) in [("games", 4), ("nodes", 4)] {
-        set(&mut cfg, "gate", key, Integer(v));
+        set(&mut cfg, "promotion", key, Integer(v));
     }
     // A bound only: the run is stopped (as Ctrl-C stops it) once the trainer got going.
     set(&mut cfg, "run", "max_minutes", Float(10.0));

@@ -41,7 +41,7 @@ fn separate_worker_processes_make_one_whole_run() {
     let a = worker(run, &["selfplay", "--id", "a", "--games", "48"]);
     let b = worker(run, &["selfplay", "--id", "b", "--games", "1000000"]);
     let train = worker(run, &["train", "--id", "trainer"]);
-    let gate = worker(run, &["gate", "--id", "gate"]);
+    let gate = worker(run, &["promote", "--id", "promote"]);
     // Kill b with SIGKILL once it has written a shard, then start it again.
     let t = Instant::now();
     while shards_of(run, "b") == 0 {
