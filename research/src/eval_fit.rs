@@ -18,7 +18,7 @@ use crate::logistic::{fit, log_loss, Row};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use schess::{Game, Role};
-use search::alphabeta::exchange::{is_tactical, see};
+use search::exchange::{is_tactical, see};
 use search::learned::{self, LearnedEval, FEATURES, PHASE_FEATURES};
 use serde::Serialize;
 

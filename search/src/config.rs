@@ -78,6 +78,11 @@ pub struct SearchConfig {
     /// evaluated again but backs up its exact result, a proven win at the root is played,
     /// and a proven loss is never chosen while another move is not.
     pub solver: bool,
+    /// Material resolution at the leaves: each evaluated position's value is shifted by
+    /// the material its side to move wins by captures ([`crate::exchange::resolve`]), so
+    /// that a piece left hanging is seen without playouts spent on the capture, as a
+    /// quiescence search would see it.
+    pub resolve_captures: bool,
 }
 
 impl Default for SearchConfig {
@@ -96,6 +101,7 @@ impl Default for SearchConfig {
             gumbel_rescale_q: true,
             forced_playouts_k: 2.0,
             solver: true,
+            resolve_captures: false,
         }
     }
 }

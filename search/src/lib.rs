@@ -7,6 +7,8 @@
 //!   time so that many trees can share one evaluator call.
 //! - [`searcher`]: one search under playing limits (nodes, time, depth, stop, ponder), with
 //!   tree reuse between moves.
+//! - [`exchange`]: material arithmetic without a network: static exchange, and the
+//!   material a capture sequence wins (what both searches resolve at their leaves).
 //! - [`learned`]: a learned evaluation cheap enough for every alpha-beta leaf.
 //! - [`alphabeta`]: the other play mode: alpha-beta with quiescence over the same
 //!   evaluators, the network at the quiet frontier evaluated in batches.
@@ -21,6 +23,7 @@ pub mod alphabeta;
 pub mod config;
 pub mod engine;
 pub mod evaluator;
+pub mod exchange;
 pub mod learned;
 pub mod root_moves;
 pub mod searcher;

@@ -18,7 +18,8 @@
 //! again, and the root plays a proven win and avoids a proven loss whatever the visits.
 
 use crate::config::{RootMode, SearchConfig};
-use crate::evaluator::{context_len, masked_softmax, Evaluation, Evaluator};
+use crate::evaluator::{context_len, masked_softmax, Evaluation, Evaluator, MATERIAL_Q_SCALE};
+use crate::exchange;
 use rand::seq::SliceRandom;
 use rand::Rng;
 use rand_distr::{Distribution, Gamma, Gumbel};
@@ -116,6 +117,10 @@ pub struct Leaf {
     path: Vec<u32>,
     /// Positions ending with the leaf's position.
     pub history: Vec<Position>,
+    /// Material the side to move at the leaf wins by captures (centipawns;
+    /// [`exchange::resolve`]), added to its evaluation; 0 unless
+    /// [`SearchConfig::resolve_captures`].
+    gain: i32,
 }
 
 /// State of a Gumbel root search.
@@ -172,6 +177,25 @@ pub struct Tree {
 /// are passed when a repetition flag could look further back
 /// ([`context_len`]).
 const HISTORY_TAIL: usize = 12;
+
+/// How deep [`exchange::resolve`] follows captures at a leaf: long enough for the usual
+/// exchanges on one square and a second one beside it, short enough to cost little next
+/// to a network call.
+const RESOLVE_PLIES: usize = 8;
+
+/// An evaluation's expected score and draw share with `gain` centipawns of material the
+/// side to move can win added: in the logit space of [`crate::evaluator::material_q`], so
+/// that a free knight moves an even position as far as material alone would value it,
+/// and a position already won or lost moves little. The draw share shrinks to stay
+/// consistent with the new score.
+fn with_gain(eval: &Evaluation, gain: i32) -> (f32, f32) {
+    let (q, d) = (eval.q(), eval.wdl[1]);
+    if gain == 0 {
+        return (q, d);
+    }
+    let q = (q.clamp(-0.999, 0.999).atanh() + gain as f32 / (100.0 * MATERIAL_Q_SCALE)).tanh();
+    (q, d.min(1.0 - q.abs()))
+}
 
 /// Game positions the encoding of the root, and of every position below it, can read.
 fn tail_len(history: &[Position]) -> usize {
@@ -430,7 +454,12 @@ impl Tree {
             }
             let mut history: Vec<Position> = self.history[self.history.len() - self.tail..].to_vec();
             history.extend(path[1..].iter().map(|&i| self.positions[self.nodes[i as usize].pos as usize].clone()));
-            return Some(Leaf { path, history });
+            let gain = if cfg.resolve_captures {
+                exchange::resolve(history.last().expect("the leaf"), RESOLVE_PLIES)
+            } else {
+                0
+            };
+            return Some(Leaf { path, history, gain });
         }
         None
     }
@@ -449,6 +478,7 @@ impl Tree {
     /// Expands the leaf with its evaluation and backs the value up the path.
     pub fn expand_and_backup(&mut self, leaf: &Leaf, eval: &Evaluation) {
         let node = *leaf.path.last().expect("path has the root") as usize;
+        let (q, d) = with_gain(eval, leaf.gain);
         if !self.nodes[node].expanded {
             let pos = &self.positions[self.nodes[node].pos as usize];
             let moves = pos.legal_moves();
@@ -462,10 +492,10 @@ impl Tree {
             n.num_children = moves.len() as u32;
             n.expanded = true;
             if node == 0 {
-                self.root_eval_q = eval.q();
+                self.root_eval_q = q;
             }
         }
-        self.backup(&leaf.path, eval.q(), eval.wdl[1]);
+        self.backup(&leaf.path, q, d);
     }
 
     /// Mixes Dirichlet noise into the root priors (call after the root is expanded).

@@ -4,7 +4,8 @@
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use schess::{Move, Position};
-use search::evaluator::UniformEvaluator;
+use search::evaluator::{MaterialEvaluator, UniformEvaluator};
+use search::Evaluator;
 use search::{Proof, RootMode, SearchConfig, Tree};
 
 fn search(fen: &str, sims: u32, mode: RootMode) -> (Tree, Position) {
@@ -280,4 +281,42 @@ fn a_restricted_root_searches_and_chooses_only_the_allowed_moves() {
     assert!(allowed.contains(&r.best.unwrap()), "{:?}", r.best);
     let r = s.search(&game, &limits, &ctl, &mut |_| {}).unwrap();
     assert!(is_mate(&pos, r.best.unwrap()), "{:?}", r.best);
+}
+
+#[test]
+fn a_resolved_leaf_counts_the_material_its_side_to_move_can_take() {
+    // Black to move can take white's undefended rook on d1 with the bishop.
+    let pos = Position::from_fen("4k3/8/8/8/6b1/8/5K2/3R4[] b - - 0 1").unwrap();
+    let leaf_q = |resolve_captures: bool| -> f32 {
+        let mut tree = Tree::new(vec![pos.clone()]);
+        let cfg = SearchConfig { resolve_captures, ..SearchConfig::default() };
+        let leaf = tree.select_leaf(&cfg, false, 1).expect("the root is the first leaf");
+        let even = UniformEvaluator.evaluate(&[&leaf.history]).unwrap().remove(0);
+        tree.expand_and_backup(&leaf, &even);
+        let [w, _, l] = tree.root_wdl();
+        w - l
+    };
+    // An even evaluation plus a free rook: tanh(5 / 4).
+    assert!((leaf_q(true) - (5.0f32 / 4.0).tanh()).abs() < 1e-4, "{}", leaf_q(true));
+    assert_eq!(leaf_q(false), 0.0);
+}
+
+#[test]
+fn resolved_leaves_see_a_piece_left_hanging() {
+    // White's rook on d1 stands on the black bishop's diagonal; a king move leaves it to be
+    // taken for nothing. The material evaluator sees the loss only once the capture is
+    // searched; resolution sees it at the leaf after the king move.
+    let fen = "4k3/8/8/8/6b1/8/8/3R2K1[] w - - 0 1";
+    let pos = Position::from_fen(fen).unwrap();
+    let mut tree = Tree::new(vec![pos.clone()]);
+    let cfg = SearchConfig { resolve_captures: true, ..SearchConfig::default() };
+    tree.search(&MaterialEvaluator, &cfg, 60, false, &mut SmallRng::seed_from_u64(1)).unwrap();
+    for c in tree.root_children() {
+        let after = pos.play(c.mv).unwrap();
+        if let (Some(q), true) = (c.q, search::exchange::resolve(&after, 8) > 0) {
+            assert!(q < -0.5, "{} leaves the rook hanging and keeps {q}", c.mv);
+        }
+    }
+    let best = tree.best_move().unwrap();
+    assert_eq!(search::exchange::resolve(&pos.play(best).unwrap(), 8), 0, "{best} leaves the rook hanging");
 }

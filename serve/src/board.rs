@@ -21,9 +21,33 @@ pub struct GameRequest {
     /// The start position's FEN; the variant's own start when absent or empty.
     #[serde(default)]
     pub start: Option<String>,
-    /// The moves played since, as UCI strings.
-    #[serde(default)]
+    /// The moves played since, as UCI strings: a list in a JSON body, or one string of
+    /// moves separated by spaces or commas (a query string's form).
+    #[serde(default, deserialize_with = "moves_list_or_string")]
     pub moves: Vec<String>,
+}
+
+/// `GameRequest::moves` from a list of strings, or from one string of moves separated by
+/// spaces or commas.
+fn moves_list_or_string<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<String>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Moves {
+        List(Vec<String>),
+        Text(String),
+    }
+    Ok(
+        match Moves::deserialize(d)
+            .map_err(|_| serde::de::Error::custom("moves must be a list of UCI moves or one string of them"))?
+        {
+            Moves::List(list) => list,
+            Moves::Text(text) => text
+                .split(|c: char| c == ',' || c.is_whitespace())
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+                .collect(),
+        },
+    )
 }
 
 impl GameRequest {

@@ -4,7 +4,7 @@
 //! Nibbler shows them). Both are blocking and capped ([`Caps`]); the server runs them on
 //! their own threads, a bounded number at a time.
 
-use crate::board::{MoveView, PlayedMove, PositionView};
+use crate::board::{GameRequest, MoveView, PlayedMove, PositionView};
 use crate::error::ApiError;
 use schess::pgn::pgn_san;
 use schess::{Game, Move};
@@ -71,7 +71,7 @@ fn line(game: &Game, moves: &[Move]) -> Vec<PlayedMove> {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PlayRequest {
-    pub game: crate::board::GameRequest,
+    pub game: GameRequest,
     /// A name from the network menu (default: the server's default).
     #[serde(default)]
     pub network: Option<String>,
@@ -186,17 +186,13 @@ pub fn play(
     })
 }
 
-/// An analysis request (query string of `GET /api/analyse`).
+/// An analysis request (query string of `GET /api/analyse`): the game as every request
+/// carries it (its `moves` one string, separated by spaces or commas), the network and the
+/// limits.
 #[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct AnalyseQuery {
-    #[serde(default)]
-    pub variant: Option<String>,
-    #[serde(default)]
-    pub start: Option<String>,
-    /// UCI moves separated by spaces or commas.
-    #[serde(default)]
-    pub moves: Option<String>,
+    #[serde(flatten)]
+    pub game: GameRequest,
     #[serde(default)]
     pub network: Option<String>,
     /// Playouts (default: until the time cap).
@@ -205,19 +201,21 @@ pub struct AnalyseQuery {
     /// Seconds (default and most: the server's cap).
     #[serde(default)]
     pub seconds: Option<f64>,
+    /// Whatever else the query holds: refused by [`AnalyseQuery::game`], so that a
+    /// misspelt limit is an error and not a search without it (serde cannot deny unknown
+    /// fields beside a flattened struct).
+    #[serde(flatten)]
+    pub unknown: std::collections::BTreeMap<String, String>,
 }
 
 impl AnalyseQuery {
     pub fn game(&self) -> Result<Game, ApiError> {
-        let moves = self
-            .moves
-            .as_deref()
-            .unwrap_or("")
-            .split(|c: char| c == ',' || c.is_whitespace())
-            .filter(|s| !s.is_empty())
-            .map(str::to_string)
-            .collect();
-        crate::board::GameRequest { variant: self.variant.clone(), start: self.start.clone(), moves }.game()
+        if let Some(key) = self.unknown.keys().next() {
+            return Err(ApiError::bad(format!(
+                "unknown analysis setting {key:?} (variant, start, moves, network, nodes or seconds)"
+            )));
+        }
+        self.game.game()
     }
 
     pub fn limits(&self, caps: &Caps) -> Result<Limits, ApiError> {
@@ -329,7 +327,6 @@ pub fn analyse(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::board::GameRequest;
 
     fn play_request(moves: &[&str], mode: &str, nodes: u64) -> PlayRequest {
         PlayRequest {

@@ -122,7 +122,7 @@ fn searches_past_the_slots_are_refused_until_a_page_goes_away() {
 #[test]
 fn bad_input_gets_a_4xx_with_a_message() {
     let addr = server(2);
-    let cases: [(&str, &str, Option<&str>, u16, &str); 9] = [
+    let cases: [(&str, &str, Option<&str>, u16, &str); 11] = [
         ("POST", "/api/position", Some("{not json"), 400, "bad request body"),
         ("POST", "/api/position", Some(r#"{"moves":["e2e5"]}"#), 400, "move 1 (e2e5)"),
         ("POST", "/api/position", Some(r#"{"start":"8/8 w"}"#), 400, "bad FEN"),
@@ -130,6 +130,8 @@ fn bad_input_gets_a_4xx_with_a_message() {
         ("POST", "/api/play", Some(r#"{"game":{},"network":"nope"}"#), 404, "unknown network"),
         ("POST", "/api/play", Some(r#"{"game":{},"movetime_ms":9999999}"#), 400, "cap"),
         ("GET", "/api/analyse?seconds=-1", None, 400, "seconds must be positive"),
+        ("GET", "/api/analyse?node=5", None, 400, "unknown analysis setting \"node\""),
+        ("GET", "/api/analyse?moves=e2e4,e7e6,e4e4", None, 400, "move 3 (e4e4)"),
         ("GET", "/api/run/games", None, 404, "without --run"),
         ("GET", "/assets/nothing.js", None, 404, "no asset"),
     ];

@@ -91,6 +91,8 @@ pub struct UciSettings {
     /// Root search: Gumbel sequential halving plans its rounds for the node limit (800
     /// playouts without one; past the plan it visits its last contenders in turn).
     pub root: RootMode,
+    /// MCTS: material resolution at the leaves ([`SearchConfig::resolve_captures`]).
+    pub resolve_captures: bool,
     /// Which search plays: MCTS or alpha-beta over the network.
     pub mode: PlayMode,
     /// What scores alpha-beta's leaves.
@@ -113,6 +115,7 @@ impl Default for UciSettings {
             move_overhead_ms: 100,
             weights: None,
             root: RootMode::Gumbel,
+            resolve_captures: false,
             mode: PlayMode::Alphabeta,
             leaf: AbConfig::default().leaf,
             root_value: AbConfig::default().root_value,
@@ -139,7 +142,7 @@ const MAX_ROOT_VALUE: i32 = 1_000;
 
 /// The search settings of `settings`.
 fn search_config(settings: &UciSettings) -> SearchConfig {
-    SearchConfig { root_mode: settings.root, ..SearchConfig::default() }
+    SearchConfig { root_mode: settings.root, resolve_captures: settings.resolve_captures, ..SearchConfig::default() }
 }
 
 /// The alpha-beta settings of `settings`: half of `Hash` for its table (the rest holds
@@ -350,6 +353,7 @@ impl UciEngine {
             "option name RootSearch type combo default {} var gumbel var puct",
             UciSettings::default().root.name()
         ));
+        o.line(&format!("option name ResolveCaptures type check default {}", UciSettings::default().resolve_captures));
         o.line(&format!(
             "option name PlayMode type combo default {} var mcts var alphabeta",
             UciSettings::default().mode.name()
@@ -419,11 +423,16 @@ impl UciEngine {
             }
             "rootsearch" => value.parse::<RootMode>().map(|root| {
                 self.settings.root = root;
-                let cfg = search_config(&self.settings);
-                if let Engine::Mcts(s) = self.searcher_mut() {
-                    s.set_config(cfg);
-                }
+                self.update_mcts_config();
             }),
+            "resolvecaptures" => match value.to_ascii_lowercase().as_str() {
+                v @ ("true" | "false") => {
+                    self.settings.resolve_captures = v == "true";
+                    self.update_mcts_config();
+                    Ok(())
+                }
+                _ => Err(format!("invalid value '{}' for {name} (expected true or false)", truncate(value))),
+            },
             "playmode" => value.parse::<PlayMode>().map(|mode| {
                 self.settings.mode = mode;
                 self.rebuild_engine();
@@ -458,6 +467,14 @@ impl UciEngine {
         };
         if let Err(e) = result {
             self.out.error(&e);
+        }
+    }
+
+    /// Hands the MCTS settings to the engine, if it is the MCTS one.
+    fn update_mcts_config(&mut self) {
+        let cfg = search_config(&self.settings);
+        if let Engine::Mcts(s) = self.searcher_mut() {
+            s.set_config(cfg);
         }
     }
 
@@ -612,6 +629,7 @@ mod tests {
                 "option name Move Overhead type spin default 100 min 0 max 10000",
                 "option name WeightsFile type string default <empty>",
                 "option name RootSearch type combo default gumbel var gumbel var puct",
+                "option name ResolveCaptures type check default false",
                 "option name PlayMode type combo default alphabeta var mcts var alphabeta",
                 "option name LeafEval type combo default material var net var net+material var material var learned",
                 "option name RootValue type spin default 150 min 0 max 1000",
@@ -635,6 +653,8 @@ mod tests {
                     "setoption name Move Overhead value 50",
                     "setoption name RootSearch value alphabeta",
                     "setoption name RootSearch value puct",
+                    "setoption name ResolveCaptures value sometimes",
+                    "setoption name ResolveCaptures value true",
                     "setoption name WeightsFile value /nonexistent/net.safetensors",
                 ]
             ),
@@ -647,11 +667,13 @@ mod tests {
                 // Move Overhead and RootSearch puct are accepted silently; the missing
                 // network file is reported.
                 "info string error: unknown root search 'alphabeta' (expected puct or gumbel)",
+                "info string error: invalid value 'sometimes' for ResolveCaptures (expected true or false)",
                 "info string error: cannot load network /nonexistent/net.safetensors: /nonexistent/net.safetensors: No such file or directory (os error 2)",
             ]
         );
         assert_eq!(e.settings().move_overhead_ms, 50);
         assert_eq!(e.settings().root, RootMode::Puct);
+        assert!(e.settings().resolve_captures);
         let out = session(
             &mut e,
             &buf,

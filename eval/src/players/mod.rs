@@ -30,7 +30,9 @@
 //! `root_value` (centipawns the network's value of each root move is worth, added to its
 //! search score); `reuse` (tree reuse, default true), `device`,
 //! `precision`, `cache` (evaluation cache entries), `mix` (share of a material head in the
-//! value, 0..1), `cpuct`, `fpu`, `root` (`puct` or `gumbel`), `name`. UCI keys: `cmd`, `arg` (repeatable), `depth`, `nodes`, `movetime`
+//! value, 0..1), `cpuct`, `fpu`, `root` (`puct` or `gumbel`), `solver` (MCTS-solver,
+//! default true), `resolve` (MCTS: add the material a leaf's side to move wins by captures
+//! to its value, [`search::exchange::resolve`]; default false), `name`. UCI keys: `cmd`, `arg` (repeatable), `depth`, `nodes`, `movetime`
 //! (ms), `timeout` (ms allowed beyond `movetime`, or per move for depth/node limits,
 //! default 10000), `option.NAME=VALUE` (repeatable; `UCI_Variant` is set from the game
 //! unless given),

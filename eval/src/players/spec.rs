@@ -237,6 +237,7 @@ fn parse_kind(kind: String, pairs: Vec<(String, String)>) -> Result<PlayerSpec, 
                     }
                     "cpuct" => m.search.c_puct = parse_value(&k, &v)?,
                     "solver" => m.search.solver = parse_value(&k, &v)?,
+                    "resolve" => m.search.resolve_captures = parse_value(&k, &v)?,
                     "fpu" => m.search.fpu_reduction = parse_value(&k, &v)?,
                     "root" => m.search.root_mode = v.parse().map_err(|_| bad(&k, &v, "expected puct or gumbel"))?,
                     "name" => m.name = Some(v),
@@ -318,7 +319,7 @@ where
 
 impl fmt::Display for PlayerSpec {
     /// The spec string form (reads back with `parse`, except MCTS search fields other than
-    /// `cpuct`, `fpu`, `root` and `solver`).
+    /// `cpuct`, `fpu`, `root`, `solver` and `resolve`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let name = |f: &mut fmt::Formatter<'_>, n: &Option<String>, first: bool| match n {
             Some(n) => write!(f, "{}name={n}", if first { ":" } else { "," }),
@@ -369,6 +370,9 @@ impl fmt::Display for PlayerSpec {
                 }
                 if !m.search.solver {
                     f.write_str(",solver=false")?;
+                }
+                if m.search.resolve_captures {
+                    f.write_str(",resolve=true")?;
                 }
                 if let Some(mix) = m.material_mix {
                     write!(f, ",mix={mix}")?;
@@ -470,6 +474,11 @@ impl PlayerSpec {
                     Some(e) => format!("{model}+{}", e.to_string_lossy()),
                     None => model,
                 };
+                let model = if m.search.resolve_captures && m.mode == PlayMode::Mcts {
+                    format!("{model}+resolve")
+                } else {
+                    model
+                };
                 format!("{mode}-{model}-{}", m.limit_name())
             }),
             PlayerSpec::Uci(e) => e.name.clone().unwrap_or_else(|| {
@@ -504,6 +513,12 @@ mod tests {
         let off: PlayerSpec = "mcts-material:nodes=50,solver=false".parse().unwrap();
         let PlayerSpec::Mcts(m) = &off else { panic!() };
         assert!(!m.search.solver);
+        let resolved: PlayerSpec = "mcts:model=n.safetensors,nodes=400,resolve=true".parse().unwrap();
+        let PlayerSpec::Mcts(r) = &resolved else { panic!() };
+        assert!(r.search.resolve_captures);
+        assert_eq!(resolved.display_name(), "mcts-n+resolve-400");
+        assert_eq!(resolved.to_string().parse::<PlayerSpec>().unwrap(), resolved);
+        assert!("mcts:nodes=5,resolve=sometimes".parse::<PlayerSpec>().is_err());
         assert_eq!(off.to_string().parse::<PlayerSpec>().unwrap(), off);
         assert!("mcts:nodes=5,solver=maybe".parse::<PlayerSpec>().is_err());
         let PlayerSpec::Mcts(m) = "net:model=a/b.safetensors,sims=8".parse::<PlayerSpec>().unwrap() else { panic!() };

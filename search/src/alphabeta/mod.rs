@@ -9,7 +9,7 @@
 //! at the quiet frontier of the tree, and material is resolved by search:
 //!
 //! - **Frontier nodes** (depth 0) start a quiescence search: captures and promotions,
-//!   ordered and pruned by static exchange ([`exchange::see`]) and delta pruning, until
+//!   ordered and pruned by static exchange ([`see`]) and delta pruning, until
 //!   the position is quiet. Each of its positions is scored by the evaluator's own value
 //!   (converted to centipawns by [`score::cp_from_q`]): a network already values a piece
 //!   that is about to be recaptured, so adding the material a capture wins to the value
@@ -36,14 +36,13 @@
 //! [`AbConfig::control`] is the material-only control: whatever a network adds over it
 //! is what the network learnt.
 
-pub mod exchange;
 pub mod score;
 mod tt;
 
 use crate::evaluator::Evaluator;
+use crate::exchange::{immediate_gain, is_tactical, see};
 use crate::learned::LearnedEval;
 use crate::searcher::{wait_for_stop, Limits, SearchControl, SearchInfo, SearchResult};
-use exchange::{immediate_gain, is_tactical, see};
 use schess::{Game, Move, Position};
 use score::{cp_from_q, from_table, is_mate, mate_moves, q_from_score, to_table, INFINITE, MATE};
 use serde::{Deserialize, Serialize};

@@ -1,8 +1,9 @@
-//! Material arithmetic of single moves, for the quiescence search and move ordering:
-//! what a move captures or promotes to, and the static exchange evaluation of a capture
-//! (the material balance of the best sequence of recaptures on its square), in
-//! centipawns. No network is consulted: this is what lets the search resolve captures
-//! without calling one.
+//! Material arithmetic, for the quiescence search, move ordering and MCTS leaves: what a
+//! move captures or promotes to, the static exchange evaluation of a capture (the
+//! material balance of the best sequence of recaptures on its square), and
+//! [`resolve`], the material the side to move wins by its best sequence of captures, all
+//! in centipawns. No network is consulted: this is what lets either search resolve
+//! captures without calling one.
 
 use schess::material::piece_value;
 use schess::{Bitboard, Color, Move, Position, Role};
@@ -85,6 +86,73 @@ pub fn see(pos: &Position, m: Move) -> i32 {
     gains[0]
 }
 
+/// A bound on [`resolve`]'s answer, also what being mated inside it counts: more than any
+/// material, but finite, so that a value shifted by it stays a value.
+pub const RESOLVE_LIMIT: i32 = 2_000;
+
+/// The material (centipawns, side to move's view) that the side to move wins by its best
+/// sequence of captures and promotions from `pos`, each side free to stop capturing
+/// when that is better for it (a quiescence search over material alone, at most
+/// `plies` deep): 0 in a quiet position, positive when something can be taken for
+/// profit. Captures that lose material by static exchange are not tried; in check every
+/// evasion is, and a mate within it counts [`RESOLVE_LIMIT`]. Gating adds no material,
+/// so only the ungated form of a capture is searched.
+///
+/// A network that overlooks a hanging piece values the position as if it were safe;
+/// MCTS adds this to the network's value at its leaves so that the capture is seen
+/// without spending playouts on it (the alpha-beta mode has its own quiescence search).
+pub fn resolve(pos: &Position, plies: usize) -> i32 {
+    quiesce(pos, -RESOLVE_LIMIT, RESOLVE_LIMIT, plies)
+}
+
+/// Negamax over captures with scores relative to `pos`'s own material (so standing pat
+/// is 0): a capture scores its immediate gain minus what the opponent then wins.
+fn quiesce(pos: &Position, mut alpha: i32, beta: i32, plies: usize) -> i32 {
+    let in_check = pos.is_check();
+    let moves = pos.legal_moves();
+    if moves.is_empty() {
+        return if in_check { -RESOLVE_LIMIT } else { 0 };
+    }
+    if plies == 0 {
+        return 0;
+    }
+    let mut best = if in_check { -RESOLVE_LIMIT } else { 0 };
+    if best >= beta {
+        return best;
+    }
+    alpha = alpha.max(best);
+    let mut candidates: Vec<(i32, Move)> = moves
+        .iter()
+        .filter(|m| m.gate().is_none())
+        .filter_map(|&m| {
+            if in_check {
+                return Some((immediate_gain(pos, m), m));
+            }
+            if !is_tactical(pos, m) {
+                return None;
+            }
+            let s = see(pos, m);
+            (s >= 0).then(|| (s * 16 + immediate_gain(pos, m), m))
+        })
+        .collect();
+    candidates.sort_by_key(|&(k, _)| std::cmp::Reverse(k));
+    for (_, m) in candidates {
+        let gain = immediate_gain(pos, m);
+        let mut next = pos.clone();
+        next.play_unchecked(m);
+        // The child's window, in its own frame: our score is `gain - theirs`.
+        let score = (gain - quiesce(&next, gain - beta, gain - alpha, plies - 1)).clamp(-RESOLVE_LIMIT, RESOLVE_LIMIT);
+        if score > best {
+            best = score;
+            alpha = alpha.max(score);
+            if alpha >= beta {
+                break;
+            }
+        }
+    }
+    best
+}
+
 fn cheapest(pos: &Position, attackers: Bitboard, side: Color) -> Option<(Role, schess::Square)> {
     CHEAPEST_FIRST.iter().find_map(|&r| (attackers & pos.pieces(side, r)).first().map(|sq| (r, sq)))
 }
@@ -117,6 +185,34 @@ mod tests {
         // A king recaptures only on an undefended square.
         assert_eq!(see_of("8/8/8/8/8/2k5/3p4/3RK3[] w - - 0 1", "d1d2"), 100);
         assert_eq!(see_of("4K3/8/8/8/8/2k5/3p4/3R4[] w - - 0 1", "d1d2"), 100 - 500);
+    }
+
+    fn resolve_of(fen: &str) -> i32 {
+        resolve(&fen.parse().unwrap(), 8)
+    }
+
+    #[test]
+    fn resolution_of_capture_sequences() {
+        // Quiet: nothing to take.
+        assert_eq!(resolve_of("4k3/8/8/8/8/8/8/3RK3[] w - - 0 1"), 0);
+        // A hanging rook is won.
+        assert_eq!(resolve_of("4k3/8/8/3r4/8/8/8/3RK3[] w - - 0 1"), 500);
+        // A pawn defended by a pawn is not taken with the rook (standing pat is better).
+        assert_eq!(resolve_of("4k3/8/4p3/3p4/8/8/8/3RK3[] w - - 0 1"), 0);
+        // Two things hang: the better one is taken, and the reply takes back what it can.
+        // White takes the queen on d5 (900); black's rook then takes the undefended knight on
+        // a4 (300).
+        assert_eq!(resolve_of("r3k3/8/8/3q4/N7/8/8/3RK3[] w - - 0 1"), 900 - 300);
+        // A promotion counts its gain, the best piece's (a queen: 800).
+        assert_eq!(resolve_of("4k3/1P6/8/8/8/8/8/4K3[] w - - 0 1"), 800);
+        // Black to move: its rook for white's, the king taking back, gains nothing.
+        assert_eq!(resolve_of("4k3/8/8/3r4/8/8/8/3RK3[] b - - 0 1"), 0);
+        // In check with only losing evasions: the king must step away and leave its rook.
+        assert_eq!(resolve_of("4k3/8/8/8/8/8/2n5/R3K3[] w - - 0 1"), -500);
+        // Mated: the limit.
+        assert_eq!(resolve_of("R3k3/8/4K3/8/8/8/8/8[] b - - 0 1"), -RESOLVE_LIMIT);
+        // No plies: nothing is resolved.
+        assert_eq!(resolve(&"4k3/8/8/3r4/8/8/8/3RK3[] w - - 0 1".parse().unwrap(), 0), 0);
     }
 
     #[test]
