@@ -6,7 +6,7 @@
 //! also keeps the tree between moves of a game (tree reuse) and plays a mate in one
 //! without searching, so even the uniform evaluator never misses one.
 
-use crate::config::SearchConfig;
+use crate::config::{SearchConfig, MAX_MINIBATCH};
 use crate::evaluator::{Evaluation, Evaluator};
 use crate::tree::{Leaf, RootChild, Tree};
 use rand::rngs::SmallRng;
@@ -266,19 +266,25 @@ impl Searcher {
 
     /// The next position to evaluate, or `None` when the search is done.
     pub fn next_leaf(&mut self) -> Option<Leaf> {
+        self.next_leaves(1).pop()
+    }
+
+    /// Up to `max` leaves to evaluate in one call (see [`Tree::select_leaves`]); empty when
+    /// the search is done. Each must be given its evaluation with [`Searcher::apply`].
+    pub fn next_leaves(&mut self, max: usize) -> Vec<Leaf> {
         let Some(Active::Tree(t)) = &mut self.active else {
-            return None;
+            return Vec::new();
         };
         if t.exhausted {
-            return None;
+            return Vec::new();
         }
-        let leaf = t.tree.select_leaf(&self.cfg, false, MAX_TERMINAL_IN_A_ROW);
-        // `None` after many terminal backups in a row: every line may end in a known
+        let leaves = t.tree.select_leaves(&self.cfg, MAX_TERMINAL_IN_A_ROW, max);
+        // None after many terminal backups in a row: every line may end in a known
         // result, or the search keeps choosing one proven line (a draw, say) while other
         // moves are still open; more playouts then explore those. With the solver, the
         // root's proof tells the two apart; without it, the many backups must do.
-        t.exhausted = leaf.is_none() && (!self.cfg.solver || t.tree.root_proven());
-        leaf
+        t.exhausted = leaves.is_empty() && (!self.cfg.solver || t.tree.root_proven());
+        leaves
     }
 
     /// Feeds the evaluation of a leaf from [`Searcher::next_leaf`] back into the tree.
@@ -329,7 +335,7 @@ impl Searcher {
     }
 
     /// Searches `game`'s current position under `limits` with the searcher's own
-    /// evaluator, one leaf at a time. `on_info` gets progress about once a second and the
+    /// evaluator, [`SearchConfig::minibatch`] leaves a call. `on_info` gets progress about once a second and the
     /// final state once.
     pub fn search(
         &mut self,
@@ -384,9 +390,23 @@ impl Searcher {
             if stuck {
                 // Nothing left to search (or no room): idle until a limit or `stop`.
                 std::thread::sleep(Duration::from_millis(2));
-            } else if let Some(leaf) = self.next_leaf() {
-                let eval = self.evaluator.evaluate(&[&leaf.history])?;
-                self.apply(&leaf, &eval[0]);
+            } else {
+                // A node limit is kept exactly: no batch runs past it.
+                let left = limits.nodes.map_or(u64::MAX, |n| n.saturating_sub(self.playouts())).max(1);
+                let leaves = self.next_leaves(self.cfg.minibatch.min(left.min(MAX_MINIBATCH as u64) as usize));
+                if !leaves.is_empty() {
+                    let histories: Vec<&[Position]> = leaves.iter().map(|l| l.history.as_slice()).collect();
+                    let evals = self.evaluator.evaluate(&histories)?;
+                    anyhow::ensure!(
+                        evals.len() == leaves.len(),
+                        "the evaluator returned {} evaluations for {} positions",
+                        evals.len(),
+                        leaves.len()
+                    );
+                    for (leaf, eval) in leaves.iter().zip(&evals) {
+                        self.apply(leaf, eval);
+                    }
+                }
             }
             if last_info.elapsed() >= Duration::from_secs(1) {
                 last_info = Instant::now();
@@ -470,6 +490,47 @@ mod tests {
         let r = s.search(&game, &Limits::nodes(50), &control, &mut |_| {}).unwrap();
         assert!((50..50 + 64).contains(&r.info.nodes));
         assert!(game.position().is_legal(r.best.unwrap()));
+    }
+
+    /// The uniform evaluator, counting its calls and positions.
+    #[derive(Default)]
+    struct Counting {
+        calls: std::sync::atomic::AtomicU64,
+        positions: std::sync::atomic::AtomicU64,
+    }
+
+    impl Evaluator for Counting {
+        fn evaluate(&self, histories: &[&[Position]]) -> anyhow::Result<Vec<Evaluation>> {
+            self.calls.fetch_add(1, Ordering::Relaxed);
+            self.positions.fetch_add(histories.len() as u64, Ordering::Relaxed);
+            UniformEvaluator.evaluate(histories)
+        }
+        fn describe(&self) -> String {
+            "counting".into()
+        }
+    }
+
+    #[test]
+    fn minibatches_evaluate_leaves_together_and_keep_the_limits() {
+        let counting = Arc::new(Counting::default());
+        let cfg = SearchConfig { minibatch: 8, ..SearchConfig::default() };
+        let mut s = Searcher::new(counting.clone(), cfg, true, 1);
+        let game = Game::new(Position::startpos());
+        let r = s.search(&game, &Limits::nodes(400), &SearchControl::default(), &mut |_| {}).unwrap();
+        assert_eq!(r.info.nodes, 400, "the node limit is exact");
+        let (calls, positions) = (counting.calls.load(Ordering::Relaxed), counting.positions.load(Ordering::Relaxed));
+        assert_eq!(positions, 401, "each playout one position, and the root's expansion");
+        assert!(calls <= 401 / 6, "{positions} positions in {calls} calls");
+        // A mate in two is still found and proven with leaves in flight.
+        let game = Game::new(Position::from_fen("7k/8/8/8/8/8/R7/1R4K1[] w - - 0 1").unwrap());
+        let r = s.search(&game, &Limits::nodes(3000), &SearchControl::default(), &mut |_| {}).unwrap();
+        let after = game.position().play(r.best.unwrap()).unwrap();
+        assert!(after.legal_moves().iter().all(|&m| {
+            let p = after.play(m).unwrap();
+            p.legal_moves().iter().any(|&w| p.gives_checkmate(w))
+        }));
+        assert!(s.tree.as_ref().unwrap().2.root_proven(), "proven, and the search stopped: {:?}", r.info);
+        assert!(r.info.nodes < 3000);
     }
 
     #[test]

@@ -37,6 +37,10 @@ struct Node {
     n: u32,
     w: f32,
     d: f32,
+    /// Leaves below (or at) this node selected but not yet backed up: each counts as a
+    /// visit that lost for the player choosing it, so that leaves selected together for
+    /// one evaluator call spread over the tree (virtual loss, as in lc0).
+    in_flight: u32,
     first_child: u32,
     num_children: u32,
     expanded: bool,
@@ -97,6 +101,7 @@ impl Node {
             n: 0,
             w: 0.0,
             d: 0.0,
+            in_flight: 0,
             first_child: 0,
             num_children: 0,
             expanded: false,
@@ -121,6 +126,15 @@ pub struct Leaf {
     /// [`exchange::resolve`]), added to its evaluation; 0 unless
     /// [`SearchConfig::resolve_captures`].
     gain: i32,
+}
+
+/// What one descent of [`Tree::select`] found.
+enum Selection {
+    Leaf(Leaf),
+    /// A leaf already in flight: wait for its evaluation.
+    Collision,
+    /// Nothing to evaluate (every line met ends in a known result, or no legal move).
+    Nothing,
 }
 
 /// State of a Gumbel root search.
@@ -376,10 +390,11 @@ impl Tree {
         let parent = &self.nodes[node];
         let range = parent.children();
         let parent_q = if parent.n > 0 { -parent.w / parent.n as f32 } else { self.root_eval_q };
-        let visited_policy: f32 = range.clone().filter(|&i| self.nodes[i].n > 0).map(|i| self.nodes[i].prior).sum();
+        let visited_policy: f32 =
+            range.clone().filter(|&i| self.nodes[i].n + self.nodes[i].in_flight > 0).map(|i| self.nodes[i].prior).sum();
         let reduction = if is_root { cfg.fpu_reduction_root } else { cfg.fpu_reduction };
         let fpu = parent_q - reduction * visited_policy.sqrt();
-        let sqrt_n = (parent.n.max(1) as f32).sqrt();
+        let sqrt_n = ((parent.n + parent.in_flight).max(1) as f32).sqrt();
         let mut best = range.start;
         let mut best_score = f32::NEG_INFINITY;
         let skip_lost = cfg.solver && range.clone().any(|i| self.nodes[i].proof != Some(Proof::Loss));
@@ -395,8 +410,10 @@ impl Tree {
                     return i;
                 }
             }
-            let q = if c.n > 0 { c.w / c.n as f32 } else { fpu };
-            let score = q + cfg.c_puct * c.prior * sqrt_n / (1.0 + c.n as f32);
+            // Leaves in flight below the child count as lost visits.
+            let n = c.n + c.in_flight;
+            let q = if n > 0 { (c.w - c.in_flight as f32) / n as f32 } else { fpu };
+            let score = q + cfg.c_puct * c.prior * sqrt_n / (1.0 + n as f32);
             if score > best_score {
                 best_score = score;
                 best = i;
@@ -408,7 +425,32 @@ impl Tree {
     /// Walks from the root to a leaf that needs an evaluation and returns it. Terminal
     /// positions met on the way are backed up immediately; returns `None` when
     /// `max_terminal` of them in a row left nothing to evaluate (e.g. every line is mate).
+    ///
+    /// The leaf counts as in flight (a virtual loss on its path) until its evaluation is
+    /// backed up by [`Tree::expand_and_backup`], which every selected leaf must get.
     pub fn select_leaf(&mut self, cfg: &SearchConfig, forced_playouts: bool, max_terminal: usize) -> Option<Leaf> {
+        match self.select(cfg, forced_playouts, max_terminal) {
+            Selection::Leaf(leaf) => Some(leaf),
+            Selection::Collision | Selection::Nothing => None,
+        }
+    }
+
+    /// Up to `max` leaves to evaluate together (in one evaluator call), spread over the
+    /// tree by virtual loss; fewer when the next one would be a leaf already selected (the
+    /// tree is too narrow for more) or nothing is left to evaluate. Empty only when
+    /// [`Tree::select_leaf`] would return `None`.
+    pub fn select_leaves(&mut self, cfg: &SearchConfig, max_terminal: usize, max: usize) -> Vec<Leaf> {
+        let mut leaves = Vec::with_capacity(max);
+        while leaves.len() < max.max(1) {
+            match self.select(cfg, false, max_terminal) {
+                Selection::Leaf(leaf) => leaves.push(leaf),
+                Selection::Collision | Selection::Nothing => break,
+            }
+        }
+        leaves
+    }
+
+    fn select(&mut self, cfg: &SearchConfig, forced_playouts: bool, max_terminal: usize) -> Selection {
         for _ in 0..max_terminal.max(1) {
             let mut path = vec![0u32];
             let mut node = 0usize;
@@ -449,8 +491,12 @@ impl Tree {
                 }
                 if self.nodes[node].expanded {
                     // The root with no legal moves: nothing to search.
-                    return None;
+                    return Selection::Nothing;
                 }
+            }
+            if self.nodes[node].in_flight > 0 {
+                // Selected already and waiting for its evaluation.
+                return Selection::Collision;
             }
             let mut history: Vec<Position> = self.history[self.history.len() - self.tail..].to_vec();
             history.extend(path[1..].iter().map(|&i| self.positions[self.nodes[i as usize].pos as usize].clone()));
@@ -459,9 +505,12 @@ impl Tree {
             } else {
                 0
             };
-            return Some(Leaf { path, history, gain });
+            for &i in &path {
+                self.nodes[i as usize].in_flight += 1;
+            }
+            return Selection::Leaf(Leaf { path, history, gain });
         }
-        None
+        Selection::Nothing
     }
 
     fn backup(&mut self, path: &[u32], value: f32, draw: f32) {
@@ -479,6 +528,10 @@ impl Tree {
     pub fn expand_and_backup(&mut self, leaf: &Leaf, eval: &Evaluation) {
         let node = *leaf.path.last().expect("path has the root") as usize;
         let (q, d) = with_gain(eval, leaf.gain);
+        for &i in &leaf.path {
+            let n = &mut self.nodes[i as usize];
+            n.in_flight = n.in_flight.saturating_sub(1);
+        }
         if !self.nodes[node].expanded {
             let pos = &self.positions[self.nodes[node].pos as usize];
             let moves = pos.legal_moves();

@@ -15,6 +15,7 @@ pub use go::{time_budget, Go};
 use models::load_evaluator;
 use models::{DeviceChoice, Precision};
 use schess::{Game, Position, Variant};
+use search::config::MAX_MINIBATCH;
 use search::evaluator::{Evaluator, UniformEvaluator};
 use search::{AbConfig, Engine, LeafEval, LearnedEval, PlayMode};
 use search::{RootMode, SearchConfig};
@@ -93,6 +94,8 @@ pub struct UciSettings {
     pub root: RootMode,
     /// MCTS: material resolution at the leaves ([`SearchConfig::resolve_captures`]).
     pub resolve_captures: bool,
+    /// MCTS: leaves evaluated in one network call ([`SearchConfig::minibatch`]).
+    pub minibatch: usize,
     /// Which search plays: MCTS or alpha-beta over the network.
     pub mode: PlayMode,
     /// What scores alpha-beta's leaves.
@@ -116,6 +119,7 @@ impl Default for UciSettings {
             weights: None,
             root: RootMode::Gumbel,
             resolve_captures: false,
+            minibatch: DEFAULT_MINIBATCH,
             mode: PlayMode::Alphabeta,
             leaf: AbConfig::default().leaf,
             root_value: AbConfig::default().root_value,
@@ -139,10 +143,17 @@ const MAX_TABLE_MB: usize = 4096;
 
 /// Largest `RootValue`: ten pawns (beyond it the network would outbid any material).
 const MAX_ROOT_VALUE: i32 = 1_000;
+/// MCTS leaves a network call evaluates when a GUI sets nothing (`MinibatchSize`).
+const DEFAULT_MINIBATCH: usize = 1;
 
 /// The search settings of `settings`.
 fn search_config(settings: &UciSettings) -> SearchConfig {
-    SearchConfig { root_mode: settings.root, resolve_captures: settings.resolve_captures, ..SearchConfig::default() }
+    SearchConfig {
+        root_mode: settings.root,
+        resolve_captures: settings.resolve_captures,
+        minibatch: settings.minibatch,
+        ..SearchConfig::default()
+    }
 }
 
 /// The alpha-beta settings of `settings`: half of `Hash` for its table (the rest holds
@@ -355,6 +366,10 @@ impl UciEngine {
         ));
         o.line(&format!("option name ResolveCaptures type check default {}", UciSettings::default().resolve_captures));
         o.line(&format!(
+            "option name MinibatchSize type spin default {} min 1 max {MAX_MINIBATCH}",
+            UciSettings::default().minibatch
+        ));
+        o.line(&format!(
             "option name PlayMode type combo default {} var mcts var alphabeta",
             UciSettings::default().mode.name()
         ));
@@ -433,6 +448,10 @@ impl UciEngine {
                 }
                 _ => Err(format!("invalid value '{}' for {name} (expected true or false)", truncate(value))),
             },
+            "minibatchsize" => spin(MAX_MINIBATCH as u64, 1).map(|n| {
+                self.settings.minibatch = n as usize;
+                self.update_mcts_config();
+            }),
             "playmode" => value.parse::<PlayMode>().map(|mode| {
                 self.settings.mode = mode;
                 self.rebuild_engine();
@@ -630,6 +649,7 @@ mod tests {
                 "option name WeightsFile type string default <empty>",
                 "option name RootSearch type combo default gumbel var gumbel var puct",
                 "option name ResolveCaptures type check default false",
+                "option name MinibatchSize type spin default 1 min 1 max 256",
                 "option name PlayMode type combo default alphabeta var mcts var alphabeta",
                 "option name LeafEval type combo default material var net var net+material var material var learned",
                 "option name RootValue type spin default 150 min 0 max 1000",

@@ -32,7 +32,9 @@
 //! `precision`, `cache` (evaluation cache entries), `mix` (share of a material head in the
 //! value, 0..1), `cpuct`, `fpu`, `root` (`puct` or `gumbel`), `solver` (MCTS-solver,
 //! default true), `resolve` (MCTS: add the material a leaf's side to move wins by captures
-//! to its value, [`search::exchange::resolve`]; default false), `name`. UCI keys: `cmd`, `arg` (repeatable), `depth`, `nodes`, `movetime`
+//! to its value, [`search::exchange::resolve`]; default false), `minibatch` (MCTS under a
+//! clock: leaves evaluated together, 1-256, default 1; node-limited match games batch
+//! across games instead), `name`. UCI keys: `cmd`, `arg` (repeatable), `depth`, `nodes`, `movetime`
 //! (ms), `timeout` (ms allowed beyond `movetime`, or per move for depth/node limits,
 //! default 10000), `option.NAME=VALUE` (repeatable; `UCI_Variant` is set from the game
 //! unless given),

@@ -238,6 +238,12 @@ fn parse_kind(kind: String, pairs: Vec<(String, String)>) -> Result<PlayerSpec, 
                     "cpuct" => m.search.c_puct = parse_value(&k, &v)?,
                     "solver" => m.search.solver = parse_value(&k, &v)?,
                     "resolve" => m.search.resolve_captures = parse_value(&k, &v)?,
+                    "minibatch" => {
+                        m.search.minibatch = parse_value(&k, &v)?;
+                        if !(1..=search::config::MAX_MINIBATCH).contains(&m.search.minibatch) {
+                            return Err(bad(&k, &v, &format!("must be 1 to {}", search::config::MAX_MINIBATCH)));
+                        }
+                    }
                     "fpu" => m.search.fpu_reduction = parse_value(&k, &v)?,
                     "root" => m.search.root_mode = v.parse().map_err(|_| bad(&k, &v, "expected puct or gumbel"))?,
                     "name" => m.name = Some(v),
@@ -319,7 +325,7 @@ where
 
 impl fmt::Display for PlayerSpec {
     /// The spec string form (reads back with `parse`, except MCTS search fields other than
-    /// `cpuct`, `fpu`, `root`, `solver` and `resolve`).
+    /// `cpuct`, `fpu`, `root`, `solver`, `resolve` and `minibatch`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let name = |f: &mut fmt::Formatter<'_>, n: &Option<String>, first: bool| match n {
             Some(n) => write!(f, "{}name={n}", if first { ":" } else { "," }),
@@ -373,6 +379,9 @@ impl fmt::Display for PlayerSpec {
                 }
                 if m.search.resolve_captures {
                     f.write_str(",resolve=true")?;
+                }
+                if m.search.minibatch != 1 {
+                    write!(f, ",minibatch={}", m.search.minibatch)?;
                 }
                 if let Some(mix) = m.material_mix {
                     write!(f, ",mix={mix}")?;
@@ -519,6 +528,12 @@ mod tests {
         assert_eq!(resolved.display_name(), "mcts-n+resolve-400");
         assert_eq!(resolved.to_string().parse::<PlayerSpec>().unwrap(), resolved);
         assert!("mcts:nodes=5,resolve=sometimes".parse::<PlayerSpec>().is_err());
+        let batched: PlayerSpec = "mcts:movetime=1000,minibatch=16".parse().unwrap();
+        let PlayerSpec::Mcts(b) = &batched else { panic!() };
+        assert_eq!(b.search.minibatch, 16);
+        assert_eq!(batched.to_string().parse::<PlayerSpec>().unwrap(), batched);
+        assert!("mcts:nodes=5,minibatch=0".parse::<PlayerSpec>().is_err());
+        assert!("mcts:nodes=5,minibatch=100000".parse::<PlayerSpec>().is_err());
         assert_eq!(off.to_string().parse::<PlayerSpec>().unwrap(), off);
         assert!("mcts:nodes=5,solver=maybe".parse::<PlayerSpec>().is_err());
         let PlayerSpec::Mcts(m) = "net:model=a/b.safetensors,sims=8".parse::<PlayerSpec>().unwrap() else { panic!() };
