@@ -406,7 +406,15 @@ fn promotion_stage(cfg: &RunConfig, store: &Run, status: &Status, stop: &AtomicB
     while !stop.load(Ordering::Relaxed) {
         // Promotions by other stages of the run, and the trainer's new candidates.
         store.ledger().complete()?;
-        status.generation.store(u64::from(store.ledger().best()?.0), Ordering::Relaxed);
+        let generation = u64::from(store.ledger().best()?.0);
+        status.generation.store(generation, Ordering::Relaxed);
+        if cfg.run.max_generations > 0 && generation >= u64::from(cfg.run.max_generations) {
+            // `max_generations` is exact: no candidate is tested past it (the status loop,
+            // which also stops the run there, looks only a few times a second, and a small
+            // network can be promoted several times between its looks).
+            stop.store(true, Ordering::Relaxed);
+            break;
+        }
         let Some(candidate) = store.ledger().next_candidate()? else {
             sleep_unless(stop, Duration::from_secs(2));
             continue;

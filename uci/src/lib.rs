@@ -143,8 +143,10 @@ const MAX_TABLE_MB: usize = 4096;
 
 /// Largest `RootValue`: ten pawns (beyond it the network would outbid any material).
 const MAX_ROOT_VALUE: i32 = 1_000;
-/// MCTS leaves a network call evaluates when a GUI sets nothing (`MinibatchSize`).
-const DEFAULT_MINIBATCH: usize = 1;
+/// MCTS leaves a network call evaluates when a GUI sets nothing (`MinibatchSize`): 16
+/// searched 3.5x the positions a second of one at a time on a CPU and won an equal-time
+/// match against it (BENCHMARKS.md, "Minibatches in a lone MCTS search").
+const DEFAULT_MINIBATCH: usize = 16;
 
 /// The search settings of `settings`.
 fn search_config(settings: &UciSettings) -> SearchConfig {
@@ -649,7 +651,7 @@ mod tests {
                 "option name WeightsFile type string default <empty>",
                 "option name RootSearch type combo default gumbel var gumbel var puct",
                 "option name ResolveCaptures type check default false",
-                "option name MinibatchSize type spin default 1 min 1 max 256",
+                "option name MinibatchSize type spin default 16 min 1 max 256",
                 "option name PlayMode type combo default alphabeta var mcts var alphabeta",
                 "option name LeafEval type combo default material var net var net+material var material var learned",
                 "option name RootValue type spin default 150 min 0 max 1000",
