@@ -1,9 +1,11 @@
-"""The value of gating, by Fairy-Stockfish and by szero's network (see scripts/gating-value).
+"""The value of gating, by Fairy-Stockfish, by szero's network and by szero's default play
+mode (see scripts/gating-value).
 
 Reads the network probe's `value_moves.csv` (position FEN, gating move, the same move
 without the gate, the network's value of each for the mover), asks Fairy-Stockfish for
 both moves at a fixed depth (`go depth D searchmoves MOVE`: the score of exactly that
-move, from the mover's view), and writes every row with both valuations and a Markdown
+move, from the mover's view) and, with `--szero CMD`, `szero uci` (its default play mode:
+alpha-beta over the learned evaluation) at a fixed node count the same way, and writes every row with both valuations and a Markdown
 report: the mean gain of gating over not gating, by the piece that leaves its square and
 by the hand piece, with 95% intervals from a bootstrap over positions (moves of one
 position are not independent), and how often the two valuations agree.
@@ -23,11 +25,12 @@ from uci_engine import Engine
 MATE_CP = 1000  # mates (and anything beyond) count as +-10 pawns in means
 
 
-def score(engine, fen, move, depth):
-    """Centipawns of `move` for the side to move in `fen` (mates as +-MATE_CP)."""
-    best, lines = engine.go(fen, f"depth {depth} searchmoves {move}")
+def score(engine, fen, move, limit):
+    """Centipawns of `move` for the side to move in `fen` (mates as +-MATE_CP), searched
+    with the UCI `go` limit `limit` (e.g. `depth 10`, `nodes 10000`)."""
+    best, lines = engine.go(fen, f"{limit} searchmoves {move}")
     if best != move:
-        raise RuntimeError(f"asked for {move} in {fen}, fairy-stockfish played {best}")
+        raise RuntimeError(f"asked for {move} in {fen}, {engine.name} played {best}")
     cp = None
     for line in lines:
         w = line.split()
@@ -40,14 +43,14 @@ def score(engine, fen, move, depth):
     return cp
 
 
-def valuate(jobs, depth, workers):
-    """Fairy-Stockfish's score of each distinct (fen, move), on `workers` engines."""
+def valuate(jobs, limit, workers, cmd=("fairy-stockfish",)):
+    """An engine's score of each distinct (fen, move), on `workers` engines."""
     chunks = [jobs[i::workers] for i in range(workers)]
 
     def run(chunk):
-        e = Engine(options=[("Threads", 1), ("Hash", 16)])
+        e = Engine(cmd=cmd, options=[("Threads", 1), ("Hash", 16)])
         try:
-            return {(f, m): score(e, f, m, depth) for f, m in chunk}
+            return {(f, m): score(e, f, m, limit) for f, m in chunk}
         finally:
             e.close()
 
@@ -56,6 +59,24 @@ def valuate(jobs, depth, workers):
         for part in pool.map(run, chunks):
             out.update(part)
     return out
+
+
+def cached_scores(path, key, jobs, limit, workers, cmd, what):
+    """Scores of `jobs` under `limit`, kept in `path` by `key` so that a rerun of the same
+    probe only searches what is new."""
+    try:
+        cache = json.load(open(path))
+    except (FileNotFoundError, ValueError):
+        cache = {}
+    known = cache.get(key, {})
+    todo = [j for j in jobs if f"{j[0]}|{j[1]}" not in known]
+    print(f"gating-value: {len(jobs)} {what} scores ({limit}), {len(todo)} of them to search", file=sys.stderr)
+    for (f, m), cp in valuate(todo, limit, workers, cmd).items() if todo else []:
+        known[f"{f}|{m}"] = cp
+    cache[key] = known
+    with open(path, "w") as f:
+        json.dump(cache, f, sort_keys=True)
+    return {j: known[f"{j[0]}|{j[1]}"] for j in jobs}
 
 
 def bootstrap(rows, stat, seed, reps=2000):
@@ -129,6 +150,8 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--md", required=True)
     ap.add_argument("--command", default="scripts/gating-value")
+    ap.add_argument("--szero", help="the szero binary: also value every move with `szero uci`'s default play mode")
+    ap.add_argument("--szero-nodes", type=int, default=10000)
     a = ap.parse_args()
 
     rows = []
@@ -151,36 +174,33 @@ def main():
     if not rows:
         sys.exit("gating-value: the probe found no gating move with a legal twin")
     jobs = sorted({(r["fen"], r["move"]) for r in rows} | {(r["fen"], r["twin"]) for r in rows})
-    # Fairy-Stockfish's scores are kept beside the results (fsf-scores.json, by depth), so
-    # a rerun of the same probe only searches what is new.
-    cache_path = f"{a.out}/fsf-scores.json"
-    try:
-        cache = json.load(open(cache_path))
-    except (FileNotFoundError, ValueError):
-        cache = {}
-    known = cache.get(str(a.depth), {})
-    todo = [j for j in jobs if f"{j[0]}|{j[1]}" not in known]
-    print(f"gating-value: {len(rows)} gating moves in {len({r['fen'] for r in rows})} positions; "
-          f"{len(jobs)} Fairy-Stockfish scores at depth {a.depth}, {len(todo)} of them to search", file=sys.stderr)
-    for (f, m), cp in valuate(todo, a.depth, a.workers).items() if todo else []:
-        known[f"{f}|{m}"] = cp
-    cache[str(a.depth)] = known
-    with open(cache_path, "w") as f:
-        json.dump(cache, f, sort_keys=True)
-    scores = {j: known[f"{j[0]}|{j[1]}"] for j in jobs}
+    print(f"gating-value: {len(rows)} gating moves in {len({r['fen'] for r in rows})} positions", file=sys.stderr)
+    # The engines' scores are kept beside the results (fsf-scores.json by depth,
+    # szero-scores.json by node count).
+    scores = cached_scores(f"{a.out}/fsf-scores.json", str(a.depth), jobs, f"depth {a.depth}", a.workers,
+                           ("fairy-stockfish",), "Fairy-Stockfish")
+    ab = None
+    if a.szero:
+        ab = cached_scores(f"{a.out}/szero-scores.json", str(a.szero_nodes), jobs, f"nodes {a.szero_nodes}",
+                           a.workers, (a.szero, "uci"), "szero")
     for r in rows:
         r["fsf"] = scores[(r["fen"], r["move"])]
         r["fsf_twin"] = scores[(r["fen"], r["twin"])]
         r["d_fsf"] = r["fsf"] - r["fsf_twin"]
         r["d_net"] = r["net"] - r["net_twin"]
+        if ab:
+            r["ab"] = ab[(r["fen"], r["move"])]
+            r["ab_twin"] = ab[(r["fen"], r["twin"])]
+            r["d_ab"] = r["ab"] - r["ab_twin"]
 
     with open(f"{a.out}/moves.csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["position", "fen", "move", "twin move", "via", "piece", "fsf cp", "fsf twin cp", "fsf gain cp",
-                    "net value", "net twin value", "net gain"])
+                    "net value", "net twin value", "net gain"] + (["szero cp", "szero twin cp", "szero gain cp"] if ab else []))
         for r in rows:
             w.writerow([r["origin"], r["fen"], r["move"], r["twin"], r["via"], r["piece"], r["fsf"], r["fsf_twin"],
-                        r["d_fsf"], f"{r['net']:.4f}", f"{r['net_twin']:.4f}", f"{r['d_net']:.4f}"])
+                        r["d_fsf"], f"{r['net']:.4f}", f"{r['net_twin']:.4f}", f"{r['d_net']:.4f}"]
+                       + ([r["ab"], r["ab_twin"], r["d_ab"]] if ab else []))
 
     def line(label, sub, k):
         d_fsf = bootstrap(sub, lambda s: mean(r["d_fsf"] for r in s), a.seed + k)
@@ -197,6 +217,24 @@ def main():
             f"({len(decided)}) | {fmt(rho, None, None, digits=2)} |"
         )
 
+    def ab_line(label, sub, k):
+        d_ab = bootstrap(sub, lambda s: mean(r["d_ab"] for r in s), a.seed + k)
+        better = bootstrap(sub, lambda s: mean(r["d_ab"] > 0 for r in s), a.seed + k)
+        decided = [r for r in sub if abs(r["d_fsf"]) >= 30]
+        agree = bootstrap(decided, lambda s: mean((r["d_ab"] > 0) == (r["d_fsf"] > 0) for r in s), a.seed + k)
+        rho = spearman([(r["d_fsf"], r["d_ab"]) for r in sub])
+        return (
+            f"| {label} | {len(sub)} | {len({r['fen'] for r in sub})} | {fmt(*d_ab)} | "
+            f"{fmt(*better, scale=100, sign=False)}% | {fmt(*agree, scale=100, sign=False)}% ({len(decided)}) | "
+            f"{fmt(rho, None, None, digits=2)} |"
+        )
+
+    ab_head = [
+        "| moves | gating moves | positions | szero: gain of gating, cp [95%] | szero: gate better | "
+        "sign agreement with FSF (FSF gain >= 30 cp) [95%] | Spearman rho with FSF |",
+        "|---|---|---|---|---|---|---|",
+    ]
+
     head = [
         "| moves | gating moves | positions | FSF: gain of gating, cp [95%] | FSF: gate better | "
         "net: gain, expected-score points [95%] | net: gate better | sign agreement (FSF gain >= 30 cp) | "
@@ -212,16 +250,19 @@ def main():
     # The best move of each position: is it a gate, by each valuation?
     best = defaultdict(dict)
     for r in rows:
-        best[r["fen"]][r["move"]] = (r["fsf"], r["net"])
-        best[r["fen"]][r["twin"]] = (r["fsf_twin"], r["net_twin"])
+        best[r["fen"]][r["move"]] = (r["fsf"], r["net"], r.get("ab", 0))
+        best[r["fen"]][r["twin"]] = (r["fsf_twin"], r["net_twin"], r.get("ab_twin", 0))
     gate_moves = {(r["fen"], r["move"]) for r in rows}
-    fsf_best_gate = net_best_gate = same_best = 0
+    fsf_best_gate = net_best_gate = same_best = ab_best_gate = ab_same_best = 0
     for fen, ms in best.items():
         bf = max(ms, key=lambda m: ms[m][0])
         bn = max(ms, key=lambda m: ms[m][1])
+        ba = max(ms, key=lambda m: ms[m][2])
         fsf_best_gate += (fen, bf) in gate_moves
         net_best_gate += (fen, bn) in gate_moves
         same_best += bf == bn
+        ab_best_gate += (fen, ba) in gate_moves
+        ab_same_best += bf == ba
     n_pos = len(best)
 
     def summary(sub):
@@ -255,10 +296,41 @@ def main():
         + ("no better than chance, so its value head has not learnt what a gate is worth."
            if chance else "better than chance.")
     )
+    ab_section = []
+    if ab:
+        decided = [r for r in rows if abs(r["d_fsf"]) >= 30]
+        aa, aa_lo, aa_hi = bootstrap(decided, lambda s: mean((r["d_ab"] > 0) == (r["d_fsf"] > 0) for r in s), a.seed)
+        ab_rho = spearman([(r["d_fsf"], r["d_ab"]) for r in rows])
+        ab_gain = bootstrap(rows, lambda s: mean(r["d_ab"] for r in s), a.seed)
+        says.append(
+            f"- szero's default play mode ({a.szero_nodes:,} nodes a move) values gating at {fmt(*ab_gain)} cp on "
+            f"average and agrees with Fairy-Stockfish on whether the gate helps in {100 * aa:.0f}% "
+            f"[{100 * aa_lo:.0f}, {100 * aa_hi:.0f}] of those moves, rank correlation {ab_rho:+.2f}: "
+            + ("no better than chance." if aa_lo <= 0.5 <= aa_hi else "better than chance, where its network is not.")
+        )
+        ab_table = ab_head + [ab_line("all", rows, 0)]
+        for k, piece in enumerate(["E", "H"]):
+            sub = [r for r in rows if r["piece"] == piece]
+            ab_table.append(ab_line(f"gating the {'Elephant' if piece == 'E' else 'Hawk'}", sub, 10 + k))
+        ab_table += [ab_line(v, [r for r in rows if r["via"] == v], 20 + k) for k, v in enumerate(vias)]
+        ab_section = [
+            "## szero's default play mode on the same moves",
+            "",
+            f"`szero uci` as it plays by default (alpha-beta over the learned evaluation, the network judging the "
+            f"root move), asked `go nodes {a.szero_nodes} searchmoves MOVE` for each move: centipawns for the mover "
+            "on its own scale (a pawn about 100), mates as +-1000. By hand piece, then by the piece that leaves:",
+            "",
+            *ab_table,
+            "",
+            f"Its best of each position's moves is a gate in {ab_best_gate} of {n_pos} positions "
+            f"({100 * ab_best_gate / n_pos:.0f}%), and the same move as Fairy-Stockfish's in {ab_same_best} of {n_pos} "
+            f"({100 * ab_same_best / n_pos:.0f}%).",
+            "",
+        ]
     says.append("")
 
     md = [
-        "# The value of gating: Fairy-Stockfish and szero's network on the same moves",
+        "# The value of gating: Fairy-Stockfish and szero on the same moves",
         "",
         f"Every move that can gate, in {n_pos} positions from Fairy-Stockfish's self-play games (one position a "
         "game, chosen at random among those where the side to move could still gate), valued with its gate and "
@@ -289,6 +361,7 @@ def main():
         f"- the network's best is a gate in {net_best_gate} of {n_pos} ({100 * net_best_gate / n_pos:.0f}%);",
         f"- they pick the same move in {same_best} of {n_pos} ({100 * same_best / n_pos:.0f}%).",
         "",
+        *ab_section,
         "Every row with both valuations: `gating-value/moves.csv`; the network probe's own tables and charts "
         "(its policy on gating moves against their twins, its values by square): `gating-value/report/`.",
         "",
