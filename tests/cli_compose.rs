@@ -149,3 +149,19 @@ fn scale_anchors_then_rate_a_player() {
     let out = szero(&["scale", "rate", "--scale", f, "--player", "greedy", "--start", "depth9"]);
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("depth9"));
 }
+
+#[test]
+fn bench_store_measures_a_runs_prefixes_and_leaves_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = dir.path().join("store");
+    let args = ["bench-store", "--run", store.to_str().unwrap(), "--shards", "12", "--networks", "2"];
+    let out = szero(&[&args[..], &["--network-bytes", "1000"]].concat());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    for line in ["shard put", "list of 12 shards", "network get", "claim create", "delete (clean-up)"] {
+        assert!(text.contains(line), "no {line:?} in:\n{text}");
+    }
+    // Its objects were deleted, and its own directory under the store removed.
+    let left: Vec<_> = std::fs::read_dir(&store).map(|d| d.flatten().map(|e| e.path()).collect()).unwrap_or_default();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}

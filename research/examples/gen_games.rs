@@ -53,7 +53,7 @@ fn parse() -> Result<Args, String> {
 
 fn main() -> anyhow::Result<()> {
     let args = parse().map_err(anyhow::Error::msg)?;
-    let shards = args.out.join("shards");
+    let shards = runstore::RunLayout::new(&args.out).shards();
     std::fs::create_dir_all(&shards)?;
     let cfg = SelfplayConfig {
         simulations: 4,

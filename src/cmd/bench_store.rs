@@ -5,7 +5,7 @@
 
 use anyhow::{Context, Result};
 use clap::Args;
-use runstore::{RunAddress, Store};
+use runstore::{RunAddress, RunLayout, Store};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -66,22 +66,29 @@ pub fn run(args: BenchStoreArgs) -> Result<ExitCode> {
             })
             .collect()
     };
+    // The objects are named as a run names them (its layout relative to the store's root),
+    // so that the figures are those of a run's own prefixes.
+    let layout = RunLayout::new("");
+    let key = |p: std::path::PathBuf| p.to_string_lossy().into_owned();
+    let shard_key = |i: usize| key(layout.shards().join(format!("bench-{i:06}.shard")));
+    let network_key = |i: usize| key(layout.candidate(i as u64));
+    let claim_key = |i: usize| key(layout.promotion(i as u32 + 1));
     let shard = bytes(args.shard_bytes, 1);
     let t = Instant::now();
     for i in 0..args.shards {
-        store.put(&format!("shards/bench-{i:06}.shard"), &shard)?;
+        store.put(&shard_key(i), &shard)?;
     }
     println!("{}", line("shard put", args.shards, args.shard_bytes, t.elapsed().as_secs_f64()));
     let t = Instant::now();
-    let listed = store.list("shards")?.len();
+    let listed = store.list(&key(layout.shards()))?.len();
     anyhow::ensure!(listed == args.shards, "listed {listed} shards, wrote {}", args.shards);
     println!("{}", line(&format!("list of {listed} shards"), 1, 0, t.elapsed().as_secs_f64()));
     let t = Instant::now();
     for i in 0..args.shards {
-        store.get(&format!("shards/bench-{i:06}.shard"))?.context("a shard just written is missing")?;
+        store.get(&shard_key(i))?.context("a shard just written is missing")?;
     }
     println!("{}", line("shard get", args.shards, args.shard_bytes, t.elapsed().as_secs_f64()));
-    let keys: Vec<String> = (0..args.shards).map(|i| format!("shards/bench-{i:06}.shard")).collect();
+    let keys: Vec<String> = (0..args.shards).map(shard_key).collect();
     let t = Instant::now();
     let got = store.get_many(&keys.iter().map(String::as_str).collect::<Vec<_>>())?;
     anyhow::ensure!(got.iter().all(Option::is_some), "a shard just written is missing");
@@ -89,22 +96,23 @@ pub fn run(args: BenchStoreArgs) -> Result<ExitCode> {
     let network = bytes(args.network_bytes, 2);
     let t = Instant::now();
     for i in 0..args.networks {
-        store.put(&format!("candidates/step-{i:09}.safetensors"), &network)?;
+        store.put(&network_key(i), &network)?;
     }
     println!("{}", line("network put", args.networks, args.network_bytes, t.elapsed().as_secs_f64()));
     let t = Instant::now();
     for i in 0..args.networks {
-        store.get(&format!("candidates/step-{i:09}.safetensors"))?.context("a network just written is missing")?;
+        store.get(&network_key(i))?.context("a network just written is missing")?;
     }
     println!("{}", line("network get", args.networks, args.network_bytes, t.elapsed().as_secs_f64()));
     let claims = args.shards.min(100);
     let t = Instant::now();
     for i in 0..claims {
-        anyhow::ensure!(store.create(&format!("gate/promotions/gen-{i:06}.json"), b"{}")?, "claim {i} existed");
+        anyhow::ensure!(store.create(&claim_key(i), b"{}")?, "claim {i} existed");
     }
     println!("{}", line("claim create", claims, 2, t.elapsed().as_secs_f64()));
     let t = Instant::now();
-    for o in store.list("shards")?.into_iter().chain(store.list("candidates")?).chain(store.list("gate/promotions")?) {
+    let prefixes = [layout.shards(), layout.candidates(), layout.promotions()].map(key);
+    for o in prefixes.iter().map(|p| store.list(p)).collect::<Result<Vec<_>, _>>()?.into_iter().flatten() {
         store.delete(&o.key)?;
     }
     println!("{}", line("delete (clean-up)", args.shards + args.networks + claims, 0, t.elapsed().as_secs_f64()));
