@@ -59,6 +59,33 @@ def elo(score):
     return -400 * math.log10(1 / score - 1)
 
 
+SZERO_NODES = 10000
+
+
+def restriction_table(md, table_path, who):
+    """Appends a restrictions table (from `scripts/gating-restrictions`' Markdown) and what
+    it resolves to `md`; returns {restriction: (elo, lo, hi)} for the rows measured."""
+    table = [ln for ln in open(table_path).read().splitlines() if ln.startswith("|")]
+    md.extend(table)
+    md.append("")
+    costly, unresolved, costs = [], [], {}
+    for ln in table[2:]:
+        cells = [c.strip() for c in ln.strip("|").split("|")]
+        m = re.match(r"([+-]\d+) \[([+-]?[\d.inf]+), ([+-]?[\d.inf]+)\]", cells[3])
+        if not m:
+            continue
+        e, lo, hi = float(m.group(1)), float(m.group(2)), float(m.group(3))
+        costs[cells[0]] = (e, lo, hi)
+        (costly if hi < 0 else unresolved).append(f"{cells[0]} ({e:+.0f})")
+    games = {re.search(r"(\d+) of (\d+)", ln.split("|")[-2]).group(2) for ln in table[2:] if re.search(r"\d+ of \d+", ln)}
+    n = "/".join(sorted(games)) or "the"
+    md.append(f"Elo is the restricted side's against the unrestricted {who}: the cost of the barred choice is minus")
+    md.append("that. **Costs measurably** (the whole interval below zero): " + (", ".join(costly) or "none") + ".")
+    md.append(f"**Not resolved** by {n} games (the interval contains zero): " + (", ".join(unresolved) or "none") + ".")
+    md.append("")
+    return costs
+
+
 def main():
     out = path("docs", "research", "README.md")
     ref = "docs/gating-report-fairy-stockfish"
@@ -99,8 +126,18 @@ def main():
     add(f"- **Strong play**: Fairy-Stockfish 11.1 (Debian), variant `seirawan`, at fixed depth {depth}, against")
     add(f"  itself: {games:,} games, **{distinct:,} distinct** (each random opening played once: a deterministic engine")
     add("  replays a colour-swapped game move for move), in `docs/gating-report-fairy-stockfish/`. On szero's")
-    add(f"  rating scale (`szero scale show`, Fairy-Stockfish depth 1 = 0) depth {depth} stands at {rating}; szero's")
-    add("  default play mode at +641 [+523, +759] (BENCHMARKS.md).")
+    add(f"  rating scale (`szero scale show`, Fairy-Stockfish depth 1 = 0) depth {depth} stands at {rating}.")
+    szero_rating = "not rated"
+    rated = path("docs", "research", "restrictions-szero", "scale-rating.json")
+    if os.path.exists(rated):
+        r = json.load(open(rated))
+        lo_hi = r["placement"].get("Between")
+        where = f", between depths {lo_hi[0].rsplit('=', 1)[1]} and {lo_hi[1].rsplit('=', 1)[1]}" if lo_hi else ""
+        szero_rating = f"{r['elo']:+.0f} [{r['elo_lo']:+.0f}, {r['elo_hi']:+.0f}] on the scale{where}"
+    add(f"- **szero as a second subject**: its default play mode (alpha-beta over the learned evaluation) at")
+    add(f"  {SZERO_NODES:,} nodes a move, {szero_rating} (`szero scale rate`, 100 games against each anchor it")
+    add("  met; `docs/research/restrictions-szero/scale-rating.json`). At 1 s a move it is stronger (the version")
+    add("  before the learned evaluation stood at +641 [+523, +759] at 1 s, BENCHMARKS.md).")
     add("- **Restriction costs**: the same engine and depth, barred from one gating choice, against itself")
     add("  unrestricted (`docs/research/restrictions.md`, 200 games a row, 199 of 200 distinct).")
     add("- **The value of gating**: Fairy-Stockfish's search and szero's shipped network valuing the same")
@@ -154,22 +191,31 @@ def main():
     add("")
     add("## What does each gating choice cost? (restricted players)")
     add("")
-    text = open(path("docs", "research", "restrictions.md")).read()
-    table = [ln for ln in text.splitlines() if ln.startswith("|")]
-    md.extend(table)
-    add("")
-    costly, unresolved = [], []
-    for ln in table[2:]:
-        cells = [c.strip() for c in ln.strip("|").split("|")]
-        m = re.match(r"([+-]\d+) \[([+-]?[\d.inf]+), ([+-]?[\d.inf]+)\]", cells[3])
-        if not m:
-            continue
-        e, hi = m.group(1), float(m.group(3))
-        (costly if hi < 0 else unresolved).append(f"{cells[0]} ({e})")
-    add("Elo is the restricted side's against the unrestricted engine: the cost of the barred choice is minus")
-    add("that. **Costs measurably** (the whole interval below zero): " + ", ".join(costly) + ".")
-    add("**Not resolved** by 200 games (the interval contains zero): " + ", ".join(unresolved) + ".")
-    add("")
+    fsf_costs = restriction_table(md, path("docs", "research", "restrictions.md"), "engine")
+    szero_md = path("docs", "research", "restrictions-szero.md")
+    if os.path.exists(szero_md):
+        add("### szero as the subject")
+        add("")
+        add(f"The same restrictions on szero's default play mode at {SZERO_NODES:,} nodes a move ({szero_rating}),")
+        add("against itself unrestricted, on the same kind of openings (`docs/research/restrictions-szero.md`):")
+        add("")
+        szero_costs = restriction_table(md, szero_md, "player")
+        both = [k for k in fsf_costs if k in szero_costs]
+        if both:
+            add("The two subjects side by side (Elo of the restricted side; the difference with its 95% interval,")
+            add("from the two rows' intervals taken as normal and independent):")
+            add("")
+            add("| restriction | Fairy-Stockfish depth 8 | szero, 10,000 nodes | szero minus Fairy-Stockfish [95%] |")
+            add("|---|---|---|---|")
+            for k in both:
+                (a, alo, ahi), (b, blo, bhi) = fsf_costs[k], szero_costs[k]
+                if math.inf in (abs(alo), abs(ahi), abs(blo), abs(bhi)):
+                    add(f"| {k} | {a:+.0f} | {b:+.0f} | - (an interval is open) |")
+                    continue
+                se = math.hypot((ahi - alo) / (2 * Z), (bhi - blo) / (2 * Z))
+                add(f"| {k} | {a:+.0f} [{alo:+.0f}, {ahi:+.0f}] | {b:+.0f} [{blo:+.0f}, {bhi:+.0f}] | "
+                    f"{b - a:+.0f} [{b - a - Z * se:+.0f}, {b - a + Z * se:+.0f}] |")
+            add("")
     add("## What is a gate worth, move by move?")
     add("")
     gv = path("docs", "research", "gating-value.md")
@@ -222,8 +268,9 @@ def main():
     add("  strong play are measured above; from a run's own games: `szero piece-values --run DIR`.")
     add("- The entry rules on stronger play (3 seeds a rule, 60 minutes each): not run; the table above is")
     add("  baseline play only.")
-    add("- szero's own network as a restricted player (its MCTS and alpha-beta modes both take restrictions):")
-    add("  not measured; its best mode is rated below depth 8, so Fairy-Stockfish is the subject for now.")
+    if not os.path.exists(szero_md):
+        add("- szero as a restricted player (its MCTS and alpha-beta modes both take restrictions): not measured.")
+    add("- The value of gating to szero at 1 s a move (above: 10,000 nodes, a few plies).")
     add("")
     open(out, "w").write("\n".join(md))
     print(f"wrote {out}", file=sys.stderr)
