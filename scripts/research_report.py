@@ -271,6 +271,11 @@ def main():
     add("  baseline play only.")
     if not os.path.exists(szero_md):
         add("- szero as a restricted player (its MCTS and alpha-beta modes both take restrictions): not measured.")
+    else:
+        missing = [ln.split("|")[1].strip() for ln in open(szero_md) if "not measured yet" in ln]
+        if missing:
+            add(f"- szero as the restricted subject: {', '.join(missing)} not measured yet (rerunning its")
+            add("  `scripts/gating-restrictions` command resumes: the measured rows are kept).")
     add("- The value of gating to szero at 1 s a move (above: 10,000 nodes, a few plies).")
     add("")
     open(out, "w").write("\n".join(md))
