@@ -441,16 +441,43 @@ fn http_get(addr: &str, path: &str) -> Result<String, String> {
     Ok(body)
 }
 
+/// Commands started in the background (`cmd &`): what the docs call them, the process,
+/// its smoke arguments.
+type Background = Vec<(String, Child, Vec<String>)>;
+
+/// What ran, and what failed with why.
+#[derive(Default)]
+struct Tally {
+    ran: Vec<String>,
+    failures: Vec<String>,
+}
+
+impl Tally {
+    fn record(&mut self, what: String, args: &[String], result: Result<(), String>) {
+        if let Err(e) = result {
+            self.failures.push(format!("{what}\n  as: szero {}\n  {e}", args.join(" ")));
+        }
+        self.ran.push(what);
+    }
+
+    /// Waits for what the shell started in the background, as the next command would.
+    fn settle(&mut self, ws: &Workspace, background: &mut Background) {
+        for (what, child, args) in background.drain(..) {
+            let r = wait_for(child, Duration::from_secs(300)).and_then(|()| ws.check_outputs(&args));
+            self.record(what, &args, r);
+        }
+    }
+}
+
 #[test]
 fn every_command_of_the_readme_and_docs_runs_at_smoke_size() {
     let mut ws = Workspace::new();
-    let mut ran = Vec::new();
-    let mut failures = Vec::new();
+    let mut tally = Tally::default();
     for doc in user_documents() {
         let rel = doc.strip_prefix(ROOT).unwrap().display().to_string();
         let text = std::fs::read_to_string(&doc).unwrap();
         let mut vars = HashMap::new();
-        let mut background: Vec<(String, Child, Vec<String>)> = Vec::new();
+        let mut background = Background::new();
         for (line, command) in shell_lines(&text) {
             for inv in invocations(&command, &mut vars) {
                 let what = format!("{rel}:{line}: szero {}", inv.args.join(" "));
@@ -459,36 +486,21 @@ fn every_command_of_the_readme_and_docs_runs_at_smoke_size() {
                     continue;
                 }
                 let args = ws.smoke(&inv.args);
-                let t = Instant::now();
                 if inv.background {
                     let child = ws.command(&args).stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
                     background.push((what, child, args));
                     continue;
                 }
-                // What the shell started in the background ends before the next command.
-                for (what, child, args) in background.drain(..) {
-                    let r = wait_for(child, Duration::from_secs(300)).and_then(|()| ws.check_outputs(&args));
-                    ran.push(what.clone());
-                    if let Err(e) = r {
-                        failures.push(format!("{what}\n  as: szero {}\n  {e}", args.join(" ")));
-                    }
-                }
+                tally.settle(&ws, &mut background);
+                let t = Instant::now();
                 let r = ws.run(&args);
                 println!("{:>6.1} s  {what}", t.elapsed().as_secs_f64());
-                ran.push(what.clone());
-                if let Err(e) = r {
-                    failures.push(format!("{what}\n  as: szero {}\n  {e}", args.join(" ")));
-                }
+                tally.record(what, &args, r);
             }
         }
-        for (what, child, args) in background {
-            let r = wait_for(child, Duration::from_secs(300)).and_then(|()| ws.check_outputs(&args));
-            ran.push(what.clone());
-            if let Err(e) = r {
-                failures.push(format!("{what}\n  as: szero {}\n  {e}", args.join(" ")));
-            }
-        }
+        tally.settle(&ws, &mut background);
     }
+    let Tally { ran, failures } = tally;
     assert!(ran.len() >= 20, "only {} documented commands ran: is the extraction broken?", ran.len());
     assert!(
         failures.is_empty(),
