@@ -34,6 +34,10 @@ pub struct NetworkConfig {
     pub channels: i64,
     /// Earlier positions the network sees (input history planes).
     pub history: usize,
+    /// Eight more input planes with what attacks what: squares each side attacks (once,
+    /// twice or more), defended pieces, pieces en prise (`models::encoding`). Stored in
+    /// the network by its plane count, so a network keeps what it was built with.
+    pub attack_planes: bool,
     /// Channels of the 1x1 convolution feeding the policy's linear layer. That layer
     /// (channels x 64 x 2338 moves) holds most of a small network's weights.
     pub policy_channels: i64,
@@ -61,6 +65,7 @@ impl Default for NetworkConfig {
             blocks: 6,
             channels: 64,
             history: models::encoding::DEFAULT_HISTORY,
+            attack_planes: false,
             policy_channels: 16,
             value_channels: 16,
             value_pooling: false,
@@ -80,8 +85,13 @@ impl NetworkConfig {
         self.net_config().validate()
     }
 
+    /// What a fresh network of this table sees.
+    pub fn inputs(&self) -> models::encoding::Inputs {
+        models::encoding::Inputs::new(self.history, self.attack_planes)
+    }
+
     pub fn net_config(&self) -> NetConfig {
-        let mut c = models::net_config(self.blocks, self.channels, self.history);
+        let mut c = models::net_config(self.blocks, self.channels, self.inputs());
         c.policy_channels = self.policy_channels;
         c.value_channels = self.value_channels;
         c.value_pooling = self.value_pooling;

@@ -242,8 +242,8 @@ fn selfplay_stage(
     let games_before = count_games(&run.shards());
     let seed = cfg.train.seed ^ 0x5E1F_u64.wrapping_mul(games_before + 1) ^ process.seed_salt();
     let load = |generation: u32, path: &Path| -> Result<Arc<dyn search::evaluator::Evaluator>> {
-        let (net, history) = crate::startup::load_or_fresh(cfg, Some(path), 0)?;
-        let evaluator = crate::startup::make_evaluator(cfg, net, history)
+        let (net, inputs) = crate::startup::load_or_fresh(cfg, Some(path), 0)?;
+        let evaluator = crate::startup::make_evaluator(cfg, net, inputs)
             .with_context(|| format!("self-play network of generation {generation}"))?;
         Ok(Arc::from(evaluator))
     };

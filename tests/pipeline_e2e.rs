@@ -13,12 +13,15 @@ const SZERO: &str = env!("CARGO_BIN_EXE_szero");
 const SMOKE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/configs/smoke.toml");
 
 fn start(run_dir: &Path) -> Child {
-    start_with(run_dir, &[])
+    start_config(Path::new(SMOKE), run_dir, &[])
 }
 
-fn start_with(run_dir: &Path, extra: &[&str]) -> Child {
+fn start_config(config: &Path, run_dir: &Path, extra: &[&str]) -> Child {
     Command::new(SZERO)
-        .args(["run", "--config", SMOKE, "--run-dir"])
+        .arg("run")
+        .arg("--config")
+        .arg(config)
+        .arg("--run-dir")
         .arg(run_dir)
         .args(extra)
         .stdin(Stdio::null())
@@ -105,19 +108,29 @@ fn smoke_run_produces_every_artifact() {
     check_run(&run);
 }
 
+/// Also the one end-to-end run of a network with the attack planes (`attack_planes`):
+/// self-play, training and promotion all encode what the network was built with.
 #[test]
 fn a_budget_in_steps_stops_at_that_step_once_its_candidate_is_gated() {
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("run");
+    let config = dir.path().join("attacks.toml");
+    let smoke = std::fs::read_to_string(SMOKE).unwrap();
+    assert!(smoke.contains("[network]\n"));
+    std::fs::write(&config, smoke.replace("[network]\n", "[network]\nattack_planes = true\n")).unwrap();
+    let budget = ["--max-steps", "25"];
     // 25 is off the smoke config's candidate_every (20): the candidate is written anyway.
-    wait(start_with(&run, &["--max-steps", "25"]), Duration::from_secs(240));
+    wait(start_config(&config, &run, &budget), Duration::from_secs(240));
     assert_eq!(trainer_step(&run), 25, "the trainer stops at the budget");
     let log = std::fs::read_to_string(run.join("gate/log.jsonl")).unwrap();
     assert!(log.contains("step-000000025.safetensors"), "candidate 25 was gated: {log}");
     assert!(!run.join("candidates/step-000000040.safetensors").exists());
+    let candidate = run.join("candidates/step-000000025.safetensors");
+    let loaded = models::load_net(&candidate, models::tch::Device::Cpu, models::Precision::F32).unwrap();
+    assert_eq!(loaded.inputs, models::encoding::Inputs::new(1, true), "the smoke config's history, with attacks");
     // Resumed, the run has nothing left to do and stops at once.
     let t = Instant::now();
-    wait(start_with(&run, &["--max-steps", "25"]), Duration::from_secs(60));
+    wait(start_config(&config, &run, &budget), Duration::from_secs(60));
     assert!(t.elapsed() < Duration::from_secs(20), "took {:?}", t.elapsed());
     assert_eq!(trainer_step(&run), 25);
 }

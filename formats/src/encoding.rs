@@ -21,11 +21,24 @@
 //!   when it is), so that one network can tell the rules apart, as KataGo's inputs tell
 //!   its rule sets apart.
 //!
-//! Format 2 appended the last 6 planes to format 1's 14; every earlier plane is unchanged,
-//! so a format-1 network upgrades exactly by giving the new planes zero weights
-//! (`models::checkpoint::upgrade`).
+//! * optionally ([`Inputs::attacks`]), 8 planes about what attacks what in the current
+//!   position, which a one-ply look would otherwise have to learn to compute: squares the
+//!   own side attacks, squares the opponent attacks, the same attacked twice or more, own
+//!   pieces defended, opponent pieces defended, own pieces en prise, opponent pieces en
+//!   prise. "En prise": attacked, and either undefended or attacked by a piece worth less
+//!   (the conventional values of [`schess::material::piece_value`]); kings are never en
+//!   prise (check is in the other planes) but defend like any piece. Attacks are
+//!   pseudo-legal (pins ignored), as in a static exchange.
+//!
+//! Format 2 appended the entry-rule planes to format 1's 14; every earlier plane is
+//! unchanged, so a format-1 network upgrades exactly by giving the new planes zero weights
+//! (`models::checkpoint::upgrade`). The attack planes are a choice of the network, not a
+//! new format: a network's plane count says whether it has them ([`Inputs::from_planes`];
+//! 8 is no multiple of 17, so the count is never ambiguous), and a network without them
+//! sees exactly what it saw before.
 
 use crate::policy_index::relative_square;
+use schess::material::piece_value;
 use schess::{Bitboard, Color, File, HandPiece, Position, Role, Square, Variant};
 
 /// Bumped whenever the layout changes; stored in every network file.
@@ -39,7 +52,59 @@ const PER_STEP: usize = 17;
 const CONSTANT_V1: usize = 14;
 const CONSTANT: usize = CONSTANT_V1 + 6;
 
-/// Number of input planes for `history` earlier positions.
+/// The attack planes, when a network has them.
+const ATTACKS: usize = 8;
+
+/// What a network sees: how many earlier positions, and whether the attack planes.
+/// A plain `usize` converts to the history length without attack planes, as every
+/// network before them had.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Inputs {
+    /// Earlier positions shown (0 = only the current one).
+    pub history: usize,
+    /// The 8 attack planes after the rest.
+    pub attacks: bool,
+}
+
+impl Inputs {
+    /// `history` earlier positions, with the attack planes or without.
+    pub const fn new(history: usize, attacks: bool) -> Self {
+        Inputs { history, attacks }
+    }
+
+    /// Input planes of this layout.
+    pub const fn planes(self) -> usize {
+        planes(self.history) + if self.attacks { ATTACKS } else { 0 }
+    }
+
+    /// Floats per encoded position.
+    pub const fn floats(self) -> usize {
+        self.planes() * 64
+    }
+
+    /// The layout with `planes` input planes (at most 63 earlier positions), if any.
+    pub fn from_planes(planes: usize) -> Option<Inputs> {
+        (0..64).flat_map(|h| [Inputs::new(h, false), Inputs::new(h, true)]).find(|i| i.planes() == planes)
+    }
+}
+
+impl From<usize> for Inputs {
+    fn from(history: usize) -> Self {
+        Inputs::new(history, false)
+    }
+}
+
+impl std::fmt::Display for Inputs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "history {}", self.history)?;
+        if self.attacks {
+            f.write_str(", attack planes")?;
+        }
+        Ok(())
+    }
+}
+
+/// Number of input planes for `history` earlier positions (no attack planes).
 pub const fn planes(history: usize) -> usize {
     PER_STEP * (history + 1) + CONSTANT
 }
@@ -50,7 +115,7 @@ pub const fn planes_v1(history: usize) -> usize {
     PER_STEP * (history + 1) + CONSTANT_V1
 }
 
-/// Floats per encoded position.
+/// Floats per encoded position (no attack planes).
 pub const fn input_len(history: usize) -> usize {
     planes(history) * 64
 }
@@ -74,13 +139,15 @@ fn repeated(positions: &[Position], i: usize) -> bool {
 }
 
 /// Encodes the last position of `positions` (a game's positions from its start, or any
-/// suffix of them) into `out`, which must hold [`input_len`]`(history)` floats.
+/// suffix of them) into `out`, which must hold [`Inputs::floats`] floats.
 ///
 /// # Panics
 /// If `positions` is empty or `out` has the wrong length (caller bugs, not input errors).
-pub fn encode(positions: &[Position], history: usize, out: &mut [f32]) {
+pub fn encode(positions: &[Position], inputs: impl Into<Inputs>, out: &mut [f32]) {
+    let inputs = inputs.into();
+    let history = inputs.history;
     assert!(!positions.is_empty(), "encode needs at least one position");
-    assert_eq!(out.len(), input_len(history), "output buffer size");
+    assert_eq!(out.len(), inputs.floats(), "output buffer size");
     out.fill(0.0);
     let n = positions.len();
     let cur = &positions[n - 1];
@@ -138,6 +205,44 @@ pub fn encode(positions: &[Position], history: usize, out: &mut [f32]) {
         Variant::Forced => fill_plane(out, c + 18, 1.0),
         Variant::Placement => fill_plane(out, c + 19, 1.0),
         Variant::Seirawan | Variant::Chess => {}
+    }
+    if inputs.attacks {
+        fill_attacks(out, planes(history), cur);
+    }
+}
+
+/// The attack planes of `pos` from `plane` on (the layout in the module's doc).
+fn fill_attacks(out: &mut [f32], plane: usize, pos: &Position) {
+    let us = pos.turn();
+    let occupied = pos.occupied();
+    for (side, color) in [us, us.flip()].into_iter().enumerate() {
+        // Squares attacked once, and twice or more, by `color`.
+        let (mut once, mut twice) = (Bitboard::EMPTY, Bitboard::EMPTY);
+        for role in Role::ALL {
+            for sq in pos.pieces(color, role) {
+                let a = Position::attacks_from(role, color, sq, occupied);
+                twice |= once & a;
+                once |= a;
+            }
+        }
+        fill_mask(out, plane + side, once, us);
+        fill_mask(out, plane + 2 + side, twice, us);
+        let own = pos.by_color(color);
+        fill_mask(out, plane + 4 + side, own & once, us);
+        let enemy = color.flip();
+        let mut en_prise = Bitboard::EMPTY;
+        for sq in own & !pos.pieces(color, Role::King) {
+            let attackers = pos.attackers(sq, enemy, occupied);
+            if attackers.is_empty() {
+                continue;
+            }
+            let value = pos.role_at(sq).map_or(0, piece_value);
+            let cheapest = attackers.into_iter().filter_map(|a| pos.role_at(a)).map(piece_value).min();
+            if !once.contains(sq) || cheapest.is_some_and(|c| c < value) {
+                en_prise |= Bitboard::from_square(sq);
+            }
+        }
+        fill_mask(out, plane + 6 + side, en_prise, us);
     }
 }
 
@@ -224,18 +329,67 @@ mod tests {
         // After 1. e4, Black to move sees the same as White would in the mirrored position.
         let mut g = Game::new(Position::startpos());
         g.play_uci("e2e4").unwrap();
-        let mut black = vec![0.0; input_len(0)];
-        encode(&g.positions()[1..], 0, &mut black);
+        let inputs = Inputs::new(0, true);
+        let mut black = vec![0.0; inputs.floats()];
+        encode(&g.positions()[1..], inputs, &mut black);
         let mirrored = g.position().mirrored();
-        let mut white = vec![0.0; input_len(0)];
-        encode(std::slice::from_ref(&mirrored), 0, &mut white);
-        // All but the side-to-move plane agree.
+        let mut white = vec![0.0; inputs.floats()];
+        encode(std::slice::from_ref(&mirrored), inputs, &mut white);
+        // All but the side-to-move plane agree, the attack planes too.
         let c = 17;
-        for p in 0..planes(0) {
+        for p in 0..inputs.planes() {
             if p != c + 11 {
                 assert_eq!(&black[p * 64..(p + 1) * 64], &white[p * 64..(p + 1) * 64], "plane {p}");
             }
         }
+    }
+
+    #[test]
+    fn plane_counts_name_one_layout() {
+        for h in 0..64 {
+            for attacks in [false, true] {
+                let inputs = Inputs::new(h, attacks);
+                assert_eq!(Inputs::from_planes(inputs.planes()), Some(inputs));
+            }
+        }
+        assert_eq!(Inputs::from(2).planes(), planes(2));
+        assert_eq!(Inputs::new(2, true).planes(), planes(2) + 8);
+        assert_eq!(Inputs::from_planes(planes(2) + 1), None);
+    }
+
+    #[test]
+    fn attack_planes() {
+        // White: K e1, R d2, N c3. Black: K e8, Q d5, pawns b4 and e6.
+        let pos = Position::from_fen("4k3/8/4p3/3q4/1p6/2N5/3R4/4K3[] w - - 0 1").unwrap();
+        let inputs = Inputs::new(0, true);
+        let mut out = vec![0.0; inputs.floats()];
+        encode(std::slice::from_ref(&pos), inputs, &mut out);
+        let first = planes(0);
+        let set = |p: usize| -> Vec<String> {
+            (0..64u8)
+                .filter(|&i| out[(first + p) * 64 + i as usize] == 1.0)
+                .map(|i| Square::new(i).unwrap().to_string())
+                .collect()
+        };
+        let has = |p: usize, sq: &str| set(p).iter().any(|s| s == sq);
+        // Squares attacked: the rook up to the queen, the knight's leaps, the king's; the
+        // queen down to the rook, the b4 pawn diagonally forward.
+        assert!(has(0, "d5") && has(0, "d4") && has(0, "b5") && has(0, "f2") && !has(0, "d6"));
+        assert!(has(1, "d2") && has(1, "a2") && has(1, "c3") && has(1, "a3") && !has(1, "c2"));
+        // Twice or more.
+        assert_eq!(set(2), ["d1", "a2", "e2", "f2", "d5"]);
+        assert_eq!(set(3), ["f5", "d7", "d8"]);
+        // Defended pieces: the rook by the king; the queen and the e6 pawn by each other.
+        assert_eq!(set(4), ["d2"]);
+        assert_eq!(set(5), ["d5", "e6"]);
+        // En prise: the knight to a pawn, the queen to a rook; the rook is attacked only by
+        // the queen and defended, so it is not.
+        assert_eq!(set(6), ["c3"]);
+        assert_eq!(set(7), ["d5"]);
+        // Without the attack planes the rest is the same encoding.
+        let mut plain = vec![0.0; input_len(0)];
+        encode(std::slice::from_ref(&pos), 0, &mut plain);
+        assert_eq!(plain, out[..input_len(0)]);
     }
 
     #[test]

@@ -36,7 +36,7 @@ struct State {
 /// Merges concurrent `evaluate` calls into one network batch.
 pub struct BatchingNetEvaluator {
     net: Mutex<Net>,
-    history: usize,
+    inputs: crate::encoding::Inputs,
     /// Share of the material head in the value (see [`crate::evaluator::finish`]).
     material_mix: f32,
     /// Start a batch once this many callers are waiting (e.g. the number of threads).
@@ -51,11 +51,17 @@ pub struct BatchingNetEvaluator {
 }
 
 impl BatchingNetEvaluator {
-    pub fn new(net: Net, history: usize, callers: usize, max_rows: usize, max_wait: Duration) -> Self {
+    pub fn new(
+        net: Net,
+        inputs: impl Into<crate::encoding::Inputs>,
+        callers: usize,
+        max_rows: usize,
+        max_wait: Duration,
+    ) -> Self {
         BatchingNetEvaluator {
             material_mix: crate::evaluator::configured_mix(&net),
             net: Mutex::new(net),
-            history,
+            inputs: inputs.into(),
             callers: callers.max(1),
             max_rows: max_rows.max(1),
             max_wait,
@@ -117,7 +123,7 @@ impl Evaluator for BatchingNetEvaluator {
         if histories.is_empty() {
             return Ok(Vec::new());
         }
-        let prepared = prepare(histories, self.history);
+        let prepared = prepare(histories, self.inputs);
         let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let id = st.next_id;
         st.next_id += 1;

@@ -6,7 +6,7 @@
 
 use search::evaluator::{material_q, softmax, Evaluation, Evaluator};
 
-use crate::encoding::{encode, planes};
+use crate::encoding::{encode, Inputs};
 use crate::net::Net;
 use crate::policy_index::index_of;
 use ndarray::Array4;
@@ -22,7 +22,7 @@ use tch::{Kind, Tensor};
 /// runs its own batches while the others search, and none waits for another's call.
 pub struct NetEvaluator {
     nets: Vec<Mutex<Net>>,
-    history: usize,
+    inputs: Inputs,
     /// Share of the material head in the value (see [`finish`]).
     material_mix: f32,
     /// Where the next caller starts looking for a free copy.
@@ -33,12 +33,13 @@ pub struct NetEvaluator {
 }
 
 impl NetEvaluator {
-    /// `history` must be the number of earlier positions the network was built for.
-    pub fn new(net: Net, history: usize) -> NetEvaluator {
+    /// `inputs` must be what the network was built for ([`crate::inputs_of`]; a `usize`
+    /// is a history length without the attack planes).
+    pub fn new(net: Net, inputs: impl Into<Inputs>) -> NetEvaluator {
         let material_mix = configured_mix(&net);
         NetEvaluator {
             nets: vec![Mutex::new(net)],
-            history,
+            inputs: inputs.into(),
             material_mix,
             next: Default::default(),
             calls: AtomicU64::new(0),
@@ -47,7 +48,7 @@ impl NetEvaluator {
     }
 
     /// `copies` copies of `net` (same device and precision), at least one.
-    pub fn with_copies(net: Net, history: usize, copies: usize) -> anyhow::Result<NetEvaluator> {
+    pub fn with_copies(net: Net, inputs: impl Into<Inputs>, copies: usize) -> anyhow::Result<NetEvaluator> {
         let mut nets = Vec::with_capacity(copies.max(1));
         for _ in 1..copies.max(1) {
             nets.push(Mutex::new(net.try_clone_to(net.device(), net.precision())?));
@@ -56,7 +57,7 @@ impl NetEvaluator {
         nets.push(Mutex::new(net));
         Ok(NetEvaluator {
             nets,
-            history,
+            inputs: inputs.into(),
             material_mix,
             next: Default::default(),
             calls: AtomicU64::new(0),
@@ -137,10 +138,10 @@ impl RawOutput {
 
 /// Encodes a batch (planes + legal move indices): the CPU-side half of an evaluation,
 /// done by the calling search thread so that a shared network thread only runs the net.
-pub fn prepare(histories: &[&[Position]], history: usize) -> Prepared {
-    let mut input = Array4::zeros((histories.len(), planes(history), 8, 8));
+pub fn prepare(histories: &[&[Position]], inputs: Inputs) -> Prepared {
+    let mut input = Array4::zeros((histories.len(), inputs.planes(), 8, 8));
     for (h, mut rows) in histories.iter().zip(input.outer_iter_mut()) {
-        encode(h, history, rows.as_slice_mut().expect("rows of a fresh array are contiguous"));
+        encode(h, inputs, rows.as_slice_mut().expect("rows of a fresh array are contiguous"));
     }
     let legal = histories
         .iter()
@@ -234,7 +235,7 @@ impl Evaluator for NetEvaluator {
         if histories.is_empty() {
             return Ok(Vec::new());
         }
-        let prepared = prepare(histories, self.history);
+        let prepared = prepare(histories, self.inputs);
         let legal: Vec<&[usize]> = prepared.legal.iter().map(Vec::as_slice).collect();
         let raw = {
             let net = self.lock();
@@ -385,7 +386,7 @@ mod tests {
         let b = a.play(a.parse_uci("e2e4").unwrap()).unwrap();
         let hist = [a.clone(), b];
         let batch: Vec<&[Position]> = vec![std::slice::from_ref(&a), &hist[..]];
-        let prepared = prepare(&batch, 1);
+        let prepared = prepare(&batch, 1.into());
         let legal: Vec<&[usize]> = prepared.legal.iter().map(Vec::as_slice).collect();
         for net in [&f32_net, &bf16_net] {
             let raw = run_net(net, &prepared.input, &legal).unwrap();

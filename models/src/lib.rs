@@ -43,15 +43,17 @@ pub const FORMAT_VERSIONS: FormatVersions =
     FormatVersions { input: encoding::INPUT_FORMAT_VERSION, policy: policy_index::POLICY_FORMAT_VERSION };
 
 /// A network configuration for this build's encodings: `blocks` x `channels` with
-/// squeeze-excitation and a moves-left head, seeing `history` earlier positions.
-pub fn net_config(blocks: i64, channels: i64, history: usize) -> NetConfig {
-    let mut c = NetConfig::small(encoding::planes(history) as i64, policy_index::POLICY_SIZE as i64);
+/// squeeze-excitation and a moves-left head, seeing `inputs` (a `usize`: that many earlier
+/// positions, no attack planes).
+pub fn net_config(blocks: i64, channels: i64, inputs: impl Into<encoding::Inputs>) -> NetConfig {
+    let mut c = NetConfig::small(inputs.into().planes() as i64, policy_index::POLICY_SIZE as i64);
     c.blocks = blocks;
     c.channels = channels;
     c
 }
 
-/// The history length a network was built for, from its input plane count.
-pub fn history_of(config: &NetConfig) -> Option<usize> {
-    (0..64).find(|&h| encoding::planes(h) as i64 == config.input_planes)
+/// What a network was built to see (history length, attack planes), from its input
+/// plane count.
+pub fn inputs_of(config: &NetConfig) -> Option<encoding::Inputs> {
+    usize::try_from(config.input_planes).ok().and_then(encoding::Inputs::from_planes)
 }

@@ -12,8 +12,8 @@ use std::sync::Arc;
 /// A network file, loaded.
 pub struct LoadedNet {
     pub net: Net,
-    /// Earlier positions its input planes see.
-    pub history: usize,
+    /// What its input planes show: earlier positions, attack planes.
+    pub inputs: crate::encoding::Inputs,
     pub meta: Metadata,
 }
 
@@ -22,25 +22,25 @@ impl LoadedNet {
     pub fn describe(&self, path: &Path) -> String {
         let c = self.net.config();
         format!(
-            "{} ({} blocks x {} channels, history {}, training step {})",
+            "{} ({} blocks x {} channels, {}, training step {})",
             path.display(),
             c.blocks,
             c.channels,
-            self.history,
+            self.inputs,
             self.meta.training_step
         )
     }
 }
 
 /// Loads `path` (any supported format version) onto `device` in `precision`, and works
-/// out its history length from its input planes.
+/// out what it sees (history length, attack planes) from its input planes.
 pub fn load_net(path: &Path, device: tch::Device, precision: Precision) -> anyhow::Result<LoadedNet> {
     // Every checkpoint error names the file already.
     let (net, meta) = checkpoint::load(path, FORMAT_VERSIONS, device, precision)?;
-    let history = crate::history_of(net.config()).with_context(|| {
-        format!("{}: input planes {} match no history length", path.display(), net.config().input_planes)
+    let inputs = crate::inputs_of(net.config()).with_context(|| {
+        format!("{}: input planes {} match no input layout of this build", path.display(), net.config().input_planes)
     })?;
-    Ok(LoadedNet { net, history, meta })
+    Ok(LoadedNet { net, inputs, meta })
 }
 
 /// Loads a network file as a cached evaluator; `material_mix` overrides the share of
@@ -52,10 +52,14 @@ pub fn load_evaluator(
     cache_entries: usize,
     material_mix: Option<f32>,
 ) -> anyhow::Result<Arc<dyn Evaluator>> {
-    let LoadedNet { net, history, .. } = load_net(path, device.resolve()?, precision)?;
-    let mut net = NetEvaluator::new(net, history);
+    let LoadedNet { net, inputs, .. } = load_net(path, device.resolve()?, precision)?;
+    let mut net = NetEvaluator::new(net, inputs);
     if let Some(mix) = material_mix {
         net = net.with_material_mix(mix);
     }
-    Ok(if cache_entries > 0 { Arc::new(CachedEvaluator::new(net, history, cache_entries)) } else { Arc::new(net) })
+    Ok(if cache_entries > 0 {
+        Arc::new(CachedEvaluator::new(net, inputs.history, cache_entries))
+    } else {
+        Arc::new(net)
+    })
 }

@@ -11,7 +11,7 @@
 //! conversion (`szero upgrade-net`), so a file's version always says what it was trained on.
 
 use crate::checkpoint::{self, CheckpointError, FormatVersions, Metadata};
-use crate::{encoding, history_of, policy_index, Net, Precision, FORMAT_VERSIONS};
+use crate::{encoding, inputs_of, policy_index, Net, Precision, FORMAT_VERSIONS};
 use std::path::Path;
 use tch::{Device, Tensor};
 
@@ -70,7 +70,7 @@ pub fn upgrade(input: &Path, output: &Path) -> Result<Upgraded, UpgradeError> {
     let mut cfg = old_cfg;
     cfg.input_planes = encoding::planes(history) as i64;
     cfg.policy_size = policy_index::POLICY_SIZE as i64;
-    debug_assert_eq!(history_of(&cfg), Some(history));
+    debug_assert_eq!(inputs_of(&cfg), Some(history.into()));
     let torch_err = |source| UpgradeError::Torch { path: shown.clone(), source };
     let mut new = Net::new(cfg, Device::Cpu).map_err(|e| shape_err(e.to_string()))?;
     let old_vars = old.var_store().variables();

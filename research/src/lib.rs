@@ -209,5 +209,6 @@ pub fn load_network(
 ) -> anyhow::Result<(models::evaluator::NetEvaluator, usize, String)> {
     let loaded = models::load_net(path, device, models::Precision::F32)?;
     let description = loaded.describe(path);
-    Ok((models::evaluator::NetEvaluator::new(loaded.net, loaded.history), loaded.history, description))
+    let history = loaded.inputs.history;
+    Ok((models::evaluator::NetEvaluator::new(loaded.net, loaded.inputs), history, description))
 }

@@ -50,8 +50,8 @@ pub fn run(args: SelfplayArgs) -> Result<ExitCode> {
         Some(p) => RunConfig::load(p)?,
         None => RunConfig::default(),
     };
-    let (net, history) = crate::startup::load_or_fresh(&cfg, args.model.as_deref(), args.seed)?;
-    let evaluator = crate::startup::make_evaluator(&cfg, net, history)?;
+    let (net, inputs) = crate::startup::load_or_fresh(&cfg, args.model.as_deref(), args.seed)?;
+    let evaluator = crate::startup::make_evaluator(&cfg, net, inputs)?;
     let run = match &args.run {
         Some(address) => Some(crate::cmd::run::open_run("szero selfplay", address, args.mirror.as_deref())?),
         None => None,

@@ -7,7 +7,7 @@
 //! genuinely slower than training.
 
 use crate::window::SampleRef;
-use models::encoding::{encode, planes};
+use models::encoding::encode;
 use models::policy_index::{index_of, POLICY_SIZE};
 use ndarray::{Array, Array1, Array2, Array4, ArrayView1, Axis, Dimension};
 use std::collections::BTreeMap;
@@ -41,8 +41,8 @@ pub(crate) struct HostBatch {
 /// What a batch holds besides planes, policy and result (from the network and config).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Targets {
-    /// Earlier positions the network sees.
-    pub(crate) history: usize,
+    /// What the network sees (earlier positions, attack planes).
+    pub(crate) inputs: models::encoding::Inputs,
     /// Plies ahead of the material target, when the network has a material head.
     pub(crate) material_horizon: Option<usize>,
     /// Build the legal-move mask for a policy softmax over legal moves only.
@@ -66,10 +66,10 @@ pub struct Batch {
 impl HostBatch {
     /// Encodes `refs` with the targets `t` asks for.
     pub(crate) fn build(refs: &[SampleRef], t: Targets) -> HostBatch {
-        let history = t.history;
+        let inputs = t.inputs;
         let n = refs.len();
         let mut b = HostBatch {
-            inputs: Array4::zeros((n, planes(history), 8, 8)),
+            inputs: Array4::zeros((n, inputs.planes(), 8, 8)),
             policy: Array2::zeros((n, POLICY_SIZE)),
             wdl: Array2::zeros((n, 3)),
             root_wdl: Array2::zeros((n, 3)),
@@ -82,7 +82,7 @@ impl HostBatch {
             let s = r.sample();
             let ply = s.ply as usize;
             let mut planes = b.inputs.index_axis_mut(Axis(0), i);
-            encode(&game.positions[..=ply], history, planes.as_slice_mut().expect(CONTIGUOUS));
+            encode(&game.positions[..=ply], inputs, planes.as_slice_mut().expect(CONTIGUOUS));
             // Sums were checked to be positive when the shard was loaded; normalising
             // makes pruned or rounded targets proper distributions.
             let sum: f32 = s.policy.iter().map(|p| p.1).sum();
@@ -256,7 +256,7 @@ mod tests {
     }
 
     fn targets(history: usize) -> Targets {
-        Targets { history, material_horizon: Some(3), legal_mask: true }
+        Targets { inputs: history.into(), material_horizon: Some(3), legal_mask: true }
     }
 
     #[test]
@@ -299,7 +299,7 @@ mod tests {
             assert!(s.policy.iter().all(|&(idx, _)| mask[idx as usize] == 1.0));
         }
         let t = b.to_device(Device::Cpu);
-        assert_eq!(t.inputs.size(), [refs.len() as i64, planes(2) as i64, 8, 8]);
+        assert_eq!(t.inputs.size(), [refs.len() as i64, models::encoding::planes(2) as i64, 8, 8]);
         assert_eq!(t.policy.size(), [refs.len() as i64, POLICY_SIZE as i64]);
         assert_eq!(t.material.as_ref().unwrap().size(), [refs.len() as i64]);
         // The tensors hold the arrays' values in the arrays' order.

@@ -20,7 +20,7 @@ use crate::sampler::Sampler;
 use crate::schedule::learning_rate;
 use crate::tb::TbWriter;
 use crate::window::ShardStore;
-use models::{history_of, Net, NetConfig, Precision, FORMAT_VERSIONS};
+use models::{inputs_of, Net, NetConfig, Precision, FORMAT_VERSIONS};
 use runstore::RunLayout;
 use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
@@ -185,9 +185,9 @@ impl Trainer {
             Precision::Bf16 => true,
             _ => false,
         };
-        let history = history_of(net_config).ok_or_else(|| {
+        let inputs = inputs_of(net_config).ok_or_else(|| {
             TrainError::Unsupported(format!(
-                "network config: {} input planes match no history length of this build's encoding",
+                "network config: {} input planes match no input layout of this build's encoding",
                 net_config.input_planes
             ))
         })?;
@@ -286,7 +286,7 @@ impl Trainer {
             loader: Loader::new(
                 cfg.loader_threads,
                 Targets {
-                    history,
+                    inputs,
                     material_horizon: net_config.material.map(|m| m.horizon as usize),
                     legal_mask: cfg.policy_mask_illegal,
                 },
