@@ -189,8 +189,7 @@ impl RunConfig {
             eprintln!("szero: warning: {warning}");
         }
         cfg.validate()?;
-        let variant = schess::Variant::from_name(&cfg.selfplay.variant).expect("validated");
-        cfg.set_variant(variant);
+        cfg.share();
         Ok(cfg)
     }
 
@@ -212,6 +211,15 @@ impl RunConfig {
     pub fn set_variant(&mut self, variant: schess::Variant) {
         self.selfplay.variant = variant.name().into();
         self.promotion.variant = variant;
+    }
+
+    /// Settings one table states for several stages, handed to the others: the
+    /// variant, and what a piece in hand counts in material (`[selfplay]
+    /// material_hand_weight`, also the trainer's material target).
+    fn share(&mut self) {
+        let variant = schess::Variant::from_name(&self.selfplay.variant).expect("validated");
+        self.set_variant(variant);
+        self.train.material_hand_weight = self.selfplay.material_hand_weight;
     }
 
     /// Checks every table; an error names the field as the file spells it
@@ -238,6 +246,14 @@ mod tests {
     /// Hostile configs: wrong types, unknown fields, negative, out-of-range and absurd
     /// values are rejected with the field's name (and, for values, what is allowed).
     #[test]
+    fn the_hand_weight_reaches_the_trainer() {
+        let cfg = RunConfig::parse("[selfplay]\nmaterial_hand_weight = 0.25\n").unwrap();
+        assert_eq!((cfg.selfplay.material_hand_weight, cfg.train.material_hand_weight), (0.25, 0.25));
+        let default = RunConfig::parse("").unwrap();
+        assert_eq!(default.train.material_hand_weight, 1.0);
+    }
+
+    #[test]
     fn bad_configs_are_rejected_naming_the_field() {
         let cases: &[(&str, &[&str])] = &[
             ("[network]\nblocks = \"four\"", &["blocks", "expected i64"]),
@@ -246,6 +262,7 @@ mod tests {
             ("[network]\nchannels = 0", &["network.channels must be positive, got 0"]),
             ("[network]\nmaterial_horizon = 8\nmaterial_mix = 1.5", &["network.material_mix must be in [0, 1]"]),
             ("[network]\nhistory = 64", &["network.history must be at most 63"]),
+            ("[selfplay]\nmaterial_hand_weight = 1.5", &["selfplay.material_hand_weight must be in [0, 1]"]),
             ("[netwerk]\nblocks = 4", &["unknown field `netwerk`"]),
             ("[train]\nlearning_rate = -0.1", &["learning_rate", ">= 0"]),
             ("[train]\nlearning_rate = nan", &["learning_rate", "finite"]),

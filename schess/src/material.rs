@@ -45,6 +45,18 @@ pub fn live_balance(pos: &Position) -> i32 {
     live_material(pos, Color::White) - live_material(pos, Color::Black)
 }
 
+/// White's live material lead with each piece in hand counted at `hand` (0 to 1) of the
+/// same piece on the board: 1 is [`live_balance`]; 0 counts only what has entered, so
+/// that bringing a piece in raises its side's material. Pieces in hand count only while
+/// their side can still gate, as in [`live_material`].
+pub fn weighted_balance(pos: &Position, hand: f32) -> f32 {
+    let side = |color| {
+        let in_hand = if pos.gating_rights(color).is_empty() { 0 } else { hand_material(pos, color) };
+        board_material(pos, color) as f32 + hand * in_hand as f32
+    };
+    side(Color::White) - side(Color::Black)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -69,5 +81,16 @@ mod tests {
         assert_eq!(live_balance(&p), 0);
         let q = pos("r3k3/8/8/8/8/8/8/4K3[Ee] w q - 0 1");
         assert_eq!(live_balance(&q), -5 - 8);
+    }
+
+    #[test]
+    fn weighted_balance_counts_hand_pieces_by_their_weight() {
+        // White brings its Elephant in on g1 (Nf3/E); Black holds both pieces, White the Hawk.
+        let start = Position::startpos();
+        let p = start.play(start.parse_uci("g1f3e").unwrap()).unwrap();
+        assert_eq!(live_balance(&p), 0);
+        assert_eq!(weighted_balance(&p, 1.0), 0.0);
+        assert_eq!(weighted_balance(&p, 0.0), 8.0, "only White's Elephant has entered");
+        assert_eq!(weighted_balance(&p, 0.5), 8.0 + 0.5 * 7.0 - 0.5 * 15.0);
     }
 }

@@ -63,6 +63,11 @@ pub struct SelfplayConfig {
     /// The material lead (in pawns) that wins a game adjudicated by material; at least
     /// 1 (0 is read as 1: a level balance is never a win).
     pub material_margin: u32,
+    /// What a piece in hand counts in that material, relative to the same piece on the
+    /// board, while its side can still gate (`schess::material::weighted_balance`): 1
+    /// counts it in full, so that entering earns nothing; 0 counts only pieces that have
+    /// entered. The trainer's material target (`[network] material_horizon`) uses it too.
+    pub material_hand_weight: f32,
     /// Games played at once by each worker thread (their leaves are batched together).
     pub games_per_thread: usize,
     /// Worker threads (0 = one per core).
@@ -89,6 +94,7 @@ impl SelfplayConfig {
         non_negative("temperature", self.temperature)?;
         non_negative("resign_threshold", self.resign_threshold)?;
         unit("resign_disabled_fraction", self.resign_disabled_fraction)?;
+        unit("material_hand_weight", self.material_hand_weight)?;
         count("max_plies", u64::from(self.max_plies), 100_000)?;
         count("games_per_thread", self.games_per_thread as u64, 65_536)?;
         count("games_per_shard", self.games_per_shard as u64, 1_000_000)?;
@@ -128,6 +134,7 @@ impl Default for SelfplayConfig {
             max_plies: 300,
             max_length_result: MaxLengthResult::Draw,
             material_margin: 3,
+            material_hand_weight: 1.0,
             games_per_thread: 32,
             threads: 0,
             network_sharing: NetworkSharing::Auto,

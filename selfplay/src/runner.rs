@@ -226,9 +226,9 @@ impl Slot {
         }
         if self.game.ply() as u32 >= cfg.max_plies {
             if cfg.max_length_result == MaxLengthResult::Material {
-                let lead = schess::material::live_balance(self.game.position());
-                if lead.unsigned_abs() >= cfg.material_margin.max(1) {
-                    return Some((lead.signum() as i8, Termination::MaterialAdjudication));
+                let lead = schess::material::weighted_balance(self.game.position(), cfg.material_hand_weight);
+                if lead.abs() >= cfg.material_margin.max(1) as f32 {
+                    return Some((if lead > 0.0 { 1 } else { -1 }, Termination::MaterialAdjudication));
                 }
             }
             return Some((0, Termination::MaxLength));

@@ -32,7 +32,8 @@ fn check(records: &[selfplay::GameRecord], cfg: &SelfplayConfig) {
             Termination::MaxLength => {
                 assert_eq!(r.result, 0);
                 if cfg.max_length_result == MaxLengthResult::Material {
-                    assert!(schess::material::live_balance(game.position()).unsigned_abs() < cfg.material_margin);
+                    let lead = schess::material::weighted_balance(game.position(), cfg.material_hand_weight);
+                    assert!(lead.abs() < cfg.material_margin as f32);
                 }
             }
             t if t.is_by_rules() => {
@@ -43,9 +44,9 @@ fn check(records: &[selfplay::GameRecord], cfg: &SelfplayConfig) {
             Termination::MaterialAdjudication => {
                 assert_eq!(cfg.max_length_result, MaxLengthResult::Material);
                 assert_eq!(game.ply() as u32, cfg.max_plies);
-                let lead = schess::material::live_balance(game.position());
-                assert!(lead.unsigned_abs() >= cfg.material_margin);
-                assert_eq!(r.result as i32, lead.signum());
+                let lead = schess::material::weighted_balance(game.position(), cfg.material_hand_weight);
+                assert!(lead.abs() >= cfg.material_margin as f32);
+                assert_eq!(r.result as f32, lead.signum());
             }
             t => panic!("self-play does not end games by {t}"),
         }
@@ -119,6 +120,12 @@ fn material_adjudication_scores_long_games_by_material() {
     // captures most stand two pawns apart.
     let adjudicated = records.iter().filter(|r| r.termination == Termination::MaterialAdjudication).count();
     assert!(adjudicated >= 4, "only {adjudicated} of 16 games adjudicated by material");
+    // Counting only the pieces that entered, games are adjudicated by that count.
+    let cfg = SelfplayConfig { material_hand_weight: 0.0, ..cfg };
+    let records = run(&cfg, 16);
+    check(&records, &cfg);
+    let entered_only = records.iter().filter(|r| r.termination == Termination::MaterialAdjudication).count();
+    assert!(entered_only >= 4, "only {entered_only} of 16 games adjudicated by entered material");
 }
 
 /// Lead 8 of the learning review: under Gumbel, fast searches are noise-free, so the

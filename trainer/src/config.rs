@@ -153,6 +153,11 @@ pub struct TrainConfig {
     pub candidate_every: u64,
     /// Log averaged metrics to TensorBoard every this many steps.
     pub log_every: u64,
+    /// What a piece in hand counts in the material head's target (0 to 1, while its side
+    /// can still gate). Not a field of `[train]`: a run config sets it from
+    /// `[selfplay] material_hand_weight`, so that adjudication and target agree.
+    #[serde(skip)]
+    pub material_hand_weight: f32,
 }
 
 impl Default for TrainConfig {
@@ -200,6 +205,7 @@ impl Default for TrainConfig {
             keep_checkpoints: 2,
             candidate_every: 1000,
             log_every: 10,
+            material_hand_weight: 1.0,
         }
     }
 }

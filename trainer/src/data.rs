@@ -39,12 +39,14 @@ pub(crate) struct HostBatch {
 }
 
 /// What a batch holds besides planes, policy and result (from the network and config).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct Targets {
     /// What the network sees (earlier positions, attack planes).
     pub(crate) inputs: models::encoding::Inputs,
     /// Plies ahead of the material target, when the network has a material head.
     pub(crate) material_horizon: Option<usize>,
+    /// What a piece in hand counts in that target (`schess::material::weighted_balance`).
+    pub(crate) hand_weight: f32,
     /// Build the legal-move mask for a policy softmax over legal moves only.
     pub(crate) legal_mask: bool,
 }
@@ -100,7 +102,7 @@ impl HostBatch {
             b.moves_left[i] = game.plies.saturating_sub(ply) as f32;
             if let (Some(h), Some(material)) = (t.material_horizon, b.material.as_mut()) {
                 let later = &game.positions[(ply + h).min(game.positions.len() - 1)];
-                let white_lead = schess::material::live_balance(later) as f32;
+                let white_lead = schess::material::weighted_balance(later, t.hand_weight);
                 material[i] = if turn == schess::Color::White { white_lead } else { -white_lead };
             }
             if let Some(legal) = b.legal.as_mut() {
@@ -256,7 +258,7 @@ mod tests {
     }
 
     fn targets(history: usize) -> Targets {
-        Targets { inputs: history.into(), material_horizon: Some(3), legal_mask: true }
+        Targets { inputs: history.into(), material_horizon: Some(3), hand_weight: 1.0, legal_mask: true }
     }
 
     #[test]

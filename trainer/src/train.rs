@@ -288,6 +288,7 @@ impl Trainer {
                 Targets {
                     inputs,
                     material_horizon: net_config.material.map(|m| m.horizon as usize),
+                    hand_weight: cfg.material_hand_weight,
                     legal_mask: cfg.policy_mask_illegal,
                 },
             ),
