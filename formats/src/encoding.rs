@@ -26,8 +26,9 @@
 //!   own side attacks, squares the opponent attacks, the same attacked twice or more, own
 //!   pieces defended, opponent pieces defended, own pieces en prise, opponent pieces en
 //!   prise. "En prise": attacked, and either undefended or attacked by a piece worth less
-//!   (the conventional values of [`schess::material::piece_value`]); kings are never en
-//!   prise (check is in the other planes) but defend like any piece. Attacks are
+//!   (the conventional values of [`schess::material::piece_value`]; a king attacks only
+//!   what is undefended); kings are never en prise (check is in the other planes) but
+//!   defend like any piece. Attacks are
 //!   pseudo-legal (pins ignored), as in a static exchange.
 //!
 //! Format 2 appended the entry-rule planes to format 1's 14; every earlier plane is
@@ -236,8 +237,13 @@ fn fill_attacks(out: &mut [f32], plane: usize, pos: &Position) {
             if attackers.is_empty() {
                 continue;
             }
+            // A king takes only what is undefended, so it is never the cheaper attacker.
             let value = pos.role_at(sq).map_or(0, piece_value);
-            let cheapest = attackers.into_iter().filter_map(|a| pos.role_at(a)).map(piece_value).min();
+            let cheapest = (attackers & !pos.pieces(enemy, Role::King))
+                .into_iter()
+                .filter_map(|a| pos.role_at(a))
+                .map(piece_value)
+                .min();
             if !once.contains(sq) || cheapest.is_some_and(|c| c < value) {
                 en_prise |= Bitboard::from_square(sq);
             }
@@ -386,6 +392,15 @@ mod tests {
         // the queen and defended, so it is not.
         assert_eq!(set(6), ["c3"]);
         assert_eq!(set(7), ["d5"]);
+        // A defended piece next to the enemy king is not en prise to it; undefended, it is.
+        let near_king = |fen: &str| {
+            let pos = Position::from_fen(fen).unwrap();
+            let mut out = vec![0.0; inputs.floats()];
+            encode(std::slice::from_ref(&pos), inputs, &mut out);
+            out[(first + 6) * 64 + Square::parse("d2").unwrap().index()]
+        };
+        assert_eq!(near_king("8/8/8/8/8/4k3/3N4/3R3K[] w - - 0 1"), 0.0);
+        assert_eq!(near_king("8/8/8/8/8/4k3/3N4/7K[] w - - 0 1"), 1.0);
         // Without the attack planes the rest is the same encoding.
         let mut plain = vec![0.0; input_len(0)];
         encode(std::slice::from_ref(&pos), 0, &mut plain);
