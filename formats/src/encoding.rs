@@ -28,8 +28,8 @@
 //!   prise. "En prise": attacked, and either undefended or attacked by a piece worth less
 //!   (the conventional values of [`schess::material::piece_value`]; a king attacks only
 //!   what is undefended); kings are never en prise (check is in the other planes) but
-//!   defend like any piece. Attacks are
-//!   pseudo-legal (pins ignored), as in a static exchange.
+//!   defend like any piece. Attacks are pseudo-legal (pins ignored), as in a static
+//!   exchange.
 //!
 //! Format 2 appended the entry-rule planes to format 1's 14; every earlier plane is
 //! unchanged, so a format-1 network upgrades exactly by giving the new planes zero weights

@@ -60,6 +60,13 @@ pub struct ExportInfo {
     pub architecture: NetConfig,
     pub input_format_version: u32,
     pub policy_format_version: u32,
+    /// Earlier positions the input planes show (`formats::encoding`); absent when the
+    /// plane count matches no layout of this build.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history: Option<usize>,
+    /// Whether the eight attack planes follow the rest of the input.
+    #[serde(default)]
+    pub attack_planes: bool,
     pub training_step: u64,
     pub torchscript: String,
     pub weights: String,
@@ -179,11 +186,14 @@ impl ExportInfo {
             });
         }
         let n = || serde_json::Value::from("N");
+        let inputs = crate::inputs_of(config);
         ExportInfo {
             format: FORMAT_MAGIC.into(),
             architecture: config.clone(),
             input_format_version: versions.input,
             policy_format_version: versions.policy,
+            history: inputs.map(|i| i.history),
+            attack_planes: inputs.is_some_and(|i| i.attacks),
             training_step,
             torchscript: TORCHSCRIPT_FILE.into(),
             weights: WEIGHTS_FILE.into(),
@@ -348,6 +358,18 @@ print("python ok", tuple(y.shape))
     }
 
     #[test]
+    fn model_json_names_the_input_layout() {
+        let mut cfg = crate::net_config(1, 8, crate::encoding::Inputs::new(1, true));
+        cfg.policy_channels = 2;
+        cfg.value_channels = 2;
+        let net = Net::new(cfg, Device::Cpu).unwrap();
+        let tmp = TempDir::new("export-layout");
+        let paths = export(&net, tmp.path(), V, 0).unwrap();
+        let info: ExportInfo = serde_json::from_slice(&std::fs::read(&paths.info).unwrap()).unwrap();
+        assert_eq!((info.history, info.attack_planes), (Some(1), true));
+    }
+
+    #[test]
     fn export_without_moves_left_and_reload_weights() {
         let mut net = Net::new(tiny_config(false, false), Device::Cpu).unwrap();
         randomize(&mut net, 22);
@@ -356,6 +378,7 @@ print("python ok", tuple(y.shape))
         let info: ExportInfo = serde_json::from_slice(&std::fs::read(&paths.info).unwrap()).unwrap();
         assert_eq!(info.output_layout.len(), 2);
         assert_eq!(info.output_layout[1].end, net.config().output_width());
+        assert_eq!((info.history, info.attack_planes), (None, false), "5 planes are no layout of szero's");
         // Exporting does not freeze the caller's network.
         assert!(net.var_store().trainable_variables().iter().all(Tensor::requires_grad));
         let (back, meta) = checkpoint::load(&paths.weights, V, Device::Cpu, Precision::F32).unwrap();
