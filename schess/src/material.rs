@@ -36,8 +36,16 @@ pub fn material(pos: &Position, color: Color) -> i32 {
 /// Material that can still play: pieces in hand count only while `color` still has a
 /// square to gate them from (a hand piece without one never enters the game).
 pub fn live_material(pos: &Position, color: Color) -> i32 {
-    let hand = if pos.gating_rights(color).is_empty() { 0 } else { hand_material(pos, color) };
-    board_material(pos, color) + hand
+    board_material(pos, color) + live_hand_material(pos, color)
+}
+
+/// Material of `color` in hand that can still enter: none once it has no gating square.
+fn live_hand_material(pos: &Position, color: Color) -> i32 {
+    if pos.gating_rights(color).is_empty() {
+        0
+    } else {
+        hand_material(pos, color)
+    }
 }
 
 /// White's live material minus Black's.
@@ -50,10 +58,7 @@ pub fn live_balance(pos: &Position) -> i32 {
 /// that bringing a piece in raises its side's material. Pieces in hand count only while
 /// their side can still gate, as in [`live_material`].
 pub fn weighted_balance(pos: &Position, hand: f32) -> f32 {
-    let side = |color| {
-        let in_hand = if pos.gating_rights(color).is_empty() { 0 } else { hand_material(pos, color) };
-        board_material(pos, color) as f32 + hand * in_hand as f32
-    };
+    let side = |color| board_material(pos, color) as f32 + hand * live_hand_material(pos, color) as f32;
     side(Color::White) - side(Color::Black)
 }
 
