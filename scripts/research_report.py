@@ -59,6 +59,58 @@ def elo(score):
     return -400 * math.log10(1 / score - 1)
 
 
+def entry_rules_tables(add, study):
+    """The three entry rules side by side from `docs/<study>/all/` (a gating report over the
+    rules' PGNs), then each alternative rule's difference from the standard one with its 95%
+    interval (the two rules' games are independent, so their variances add)."""
+    # variants_compared.csv repeats its "95% low"/"95% high" headers: read by position.
+    with open(path("docs", study, "all", "variants_compared.csv"), newline="") as f:
+        table = list(csv.reader(f))
+    col = {name: i for i, name in reversed(list(enumerate(table[0])))}
+    vd = {r["variant"]: r for r in rows("docs", study, "all", "variants.csv")}
+    add("| rule | games (distinct) | white score [95%] | draws | E / H never entered | median entry move E / H |")
+    add("|---|---|---|---|---|---|")
+    stats = {}
+    for r in table[1:]:
+        v, ws = r[0], col["white score"]
+        num = lambda name: float(r[col[name]])
+        games = int(r[col["games"]])
+        stats[v] = {
+            "games": games,
+            "white": (num("white score"), (float(r[ws + 2]) - float(r[ws + 1])) / (2 * Z)),
+            "draws": (num("draw share"), games),
+            "E never": (num("E never share"), 2 * games),
+            "H never": (num("H never share"), 2 * games),
+        }
+        add(f"| {v} | {games} ({vd[v]['distinct']}) | {100 * num('white score'):.1f}% "
+            f"[{100 * float(r[ws + 1]):.1f}, {100 * float(r[ws + 2]):.1f}] | {100 * num('draw share'):.1f}% | "
+            f"{100 * num('E never share'):.1f}% / {100 * num('H never share'):.1f}% | "
+            f"{r[col['E median entry move']]} / {r[col['H median entry move']]} |")
+    add("")
+    base = stats.get("seirawan")
+    others = [v for v in stats if v != "seirawan"]
+    if base is None or not others:
+        return
+    add("Each alternative rule minus the standard one (percentage points, 95% interval):")
+    add("")
+    add("| rule | white score | draws | E never entered | H never entered |")
+    add("|---|---|---|---|---|")
+
+    def diff(a, b, key):
+        if key == "white":
+            (pa, sa), (pb, sb) = a[key], b[key]
+        else:
+            (pa, na), (pb, nb) = a[key], b[key]
+            sa, sb = math.sqrt(pa * (1 - pa) / na), math.sqrt(pb * (1 - pb) / nb)
+        d, half = pa - pb, Z * math.sqrt(sa * sa + sb * sb)
+        return f"{100 * d:+.1f} [{100 * (d - half):+.1f}, {100 * (d + half):+.1f}]"
+
+    for v in others:
+        a = stats[v]
+        add(f"| {v} | " + " | ".join(diff(a, base, k) for k in ("white", "draws", "E never", "H never")) + " |")
+    add("")
+
+
 SZERO_NODES = 10000
 
 
@@ -97,6 +149,7 @@ def main():
     scores = {(r["condition"], r["side"]): r for r in rows(ref, "scores.csv")}
     vias = rows(ref, "by_via.csv")
     scale = json.load(open(path("data", "scale", "fairy-stockfish.json")))
+    strong_rules = os.path.exists(path("docs", "variant-strong", "all", "variants_compared.csv"))
 
     depth = re.search(r"-d(\d+)", match["first"]).group(1)
     szero = os.environ.get("SZERO_BIN", path("target", "release", "szero"))
@@ -143,8 +196,11 @@ def main():
     add("- **The value of gating**: Fairy-Stockfish's search (depth 10), szero's shipped network and szero's")
     add(f"  default play mode ({SZERO_NODES:,} nodes a move) valuing the same moves with and without their gates")
     add("  (`docs/research/gating-value.md`).")
-    add("- **The entry rules**: baseline search (`mcts-material`, 200 nodes) only, 400 distinct games a rule")
-    add("  (`docs/variant-baseline/`); no strong engine plays the two alternative rules.")
+    add("- **The entry rules**: no other engine plays the two alternative rules. Baseline search")
+    add("  (`mcts-material`, 200 nodes), 400 distinct games a rule (`docs/variant-baseline/`)" +
+        ("; and szero's alpha-beta search over its learned evaluation at 10,000 nodes, 1,000 distinct" if strong_rules else "."))
+    if strong_rules:
+        add("  games a rule (`docs/variant-strong/`).")
     add("")
     add("## When do the hand pieces come in?")
     add("")
@@ -244,24 +300,20 @@ def main():
     add("")
     add("## Do the alternative entry rules change the game?")
     add("")
-    add("| rule | games (distinct) | white score [95%] | draws | E / H never entered | median entry move E / H |")
-    add("|---|---|---|---|---|---|")
-    # variants_compared.csv repeats its "95% low"/"95% high" headers: read by position.
-    with open(path("docs", "variant-baseline", "all", "variants_compared.csv"), newline="") as f:
-        table = list(csv.reader(f))
-    col = {name: i for i, name in reversed(list(enumerate(table[0])))}
-    vd = {r["variant"]: r for r in rows("docs", "variant-baseline", "all", "variants.csv")}
-    for r in table[1:]:
-        v, ws = r[0], col["white score"]
-        num = lambda name: 100 * float(r[col[name]])
-        add(f"| {v} | {r[col['games']]} ({vd[v]['distinct']}) | {100 * float(r[ws]):.1f}% "
-            f"[{100 * float(r[ws + 1]):.1f}, {100 * float(r[ws + 2]):.1f}] | {num('draw share'):.1f}% | "
-            f"{num('E never share'):.1f}% / {num('H never share'):.1f}% | "
-            f"{r[col['E median entry move']]} / {r[col['H median entry move']]} |")
+    add("On baseline play (`mcts-material`, 200 nodes a move: far below Fairy-Stockfish depth 1; "
+        "`docs/variant-baseline/`):")
     add("")
+    entry_rules_tables(add, "variant-baseline")
     add("On baseline play the rules differ in when pieces enter (forced entry: the Hawk at move 3; placement:")
     add("both late, and a tenth of sides strand a piece), not measurably in the result.")
     add("")
+    if strong_rules:
+        add("On stronger play: szero's alpha-beta search over its learned evaluation, without the network,")
+        add(f"at {SZERO_NODES:,} nodes a move (the default play mode at that node count stands at "
+            f"{szero_rating};")
+        add("the evaluation was fitted on games of the standard rule only), `docs/variant-strong/`:")
+        add("")
+        entry_rules_tables(add, "variant-strong")
     add("## Not answered yet")
     add("")
     add("- The material-term runs (issue 36, item 4, two seeds each, 2 hours): not run. The settings exist:")
@@ -270,8 +322,12 @@ def main():
     add("  (no material head, draws at the length limit): `scripts/ablate` variants `hand-entered` and")
     add("  `no-human-values`. The pieces' values from strong play are measured above; from a run's own games:")
     add("  `szero piece-values --run DIR`.")
-    add("- The entry rules on stronger play (3 seeds a rule, 60 minutes each): not run; the table above is")
-    add("  baseline play only.")
+    if strong_rules:
+        add("- The entry rules compared by learning (`szero study`, 3 seeds a rule, 60 minutes each): not run; the")
+        add("  stronger play above is one fixed search whose evaluation was fitted on the standard rule's games.")
+    else:
+        add("- The entry rules on stronger play (3 seeds a rule, 60 minutes each): not run; the table above is")
+        add("  baseline play only.")
     if not os.path.exists(szero_md):
         add("- szero as a restricted player (its MCTS and alpha-beta modes both take restrictions): not measured.")
     else:
