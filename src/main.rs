@@ -114,7 +114,29 @@ fn warn_of_old_names() {
     }
 }
 
+/// Output piped into a reader that stops early (`szero piece-values --json | head`) ends
+/// szero quietly, as it ends any Unix filter, instead of with `println!`'s panic and a
+/// backtrace. Only that panic: szero keeps ignoring SIGPIPE (Rust's default), so a write
+/// to a dead engine's pipe or a closed socket stays an error szero reports and handles.
+fn quiet_on_closed_stdout() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if message.starts_with("failed printing to stdout") && message.contains("Broken pipe") {
+            // 128 + SIGPIPE: what a shell reports for a filter its reader left.
+            std::process::exit(141);
+        }
+        default(info)
+    }));
+}
+
 fn main() -> ExitCode {
+    quiet_on_closed_stdout();
     #[cfg(unix)]
     ensure_passive_omp();
     warn_of_old_names();

@@ -165,3 +165,22 @@ fn bench_store_measures_a_runs_prefixes_and_leaves_nothing() {
     let left: Vec<_> = std::fs::read_dir(&store).map(|d| d.flatten().map(|e| e.path()).collect()).unwrap_or_default();
     assert!(left.is_empty(), "left behind: {left:?}");
 }
+
+/// Output into a pipe nobody reads (`szero scale show | head` once `head` has left) ends
+/// szero quietly with the status a shell gives a filter its reader left (141), not with a
+/// panic and a backtrace.
+#[test]
+fn a_closed_stdout_ends_quietly() {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = Command::new(SZERO)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["scale", "show"])
+        .stdout(writer)
+        .stderr(std::process::Stdio::piped())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert_eq!(out.status.code(), Some(141), "{err}");
+}
