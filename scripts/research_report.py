@@ -7,6 +7,7 @@ distinct games.
 """
 
 import csv
+import gzip
 import json
 import math
 import os
@@ -47,6 +48,28 @@ def share_interval(k, n):
     mid = (p + Z**2 / (2 * n)) / den
     half = Z * math.sqrt(p * (1 - p) / n + Z**2 / (4 * n * n)) / den
     return p, mid - half, mid + half
+
+
+def distinct_games(pgn):
+    """(distinct games, games) of a gzipped PGN: distinct move sequences, tags, comments
+    and results aside. A deterministic pair replays a colour-swapped game move for move."""
+    text = gzip.open(pgn, "rt").read()
+    games = re.split(r"\n\n(?=\[)", text.strip())
+    seqs = set()
+    for g in games:
+        body = "\n".join(ln for ln in g.splitlines() if not ln.startswith("["))
+        body = re.sub(r"\{[^}]*\}", "", body)
+        seqs.add(" ".join(t for t in body.split() if not re.match(r"^\d+\.+$", t)))
+    return len(seqs), len(games)
+
+
+def match_cells(d, pgn):
+    """A match's table cells (`szero match --json` output `d`, its games in `pgn`): score,
+    Elo [95%], W-D-L, pentanomial, distinct games."""
+    e, w = d["elo"], d["wdl"]
+    n, total = distinct_games(pgn)
+    return (f"{100 * d['score']:.1f}% | {e['elo']:+.0f} [{e['elo_lo']:+.0f}, {e['elo_hi']:+.0f}] | "
+            f"{w['wins']}-{w['draws']}-{w['losses']} | {d['pentanomial']} | {n} of {total}")
 
 
 def pct(t):
@@ -109,6 +132,90 @@ def entry_rules_tables(add, study):
         a = stats[v]
         add(f"| {v} | " + " | ".join(diff(a, base, k) for k in ("white", "draws", "E never", "H never")) + " |")
     add("")
+
+
+MATERIAL_TERMS = {
+    "default": "the default: a piece in hand counts in full while it can enter",
+    "hand-entered": "`hand-entered`: a piece in hand counts nothing until it enters",
+    "no-human-values": "`no-human-values`: no material head, draws at the length limit",
+}
+
+
+def material_terms(add):
+    """The material-term runs (`scripts/material-terms`, `docs/research/material-terms/`):
+    each variant's network against the default's of its seed, how each run's self-play
+    brought the pieces in, and what the pieces were worth in it. Returns the budget the
+    runs learned for ("1,200 trainer steps"), or None when nothing is measured yet."""
+    d = path("docs", "research", "material-terms")
+    if not os.path.isdir(d):
+        return None
+    names = sorted(n for n in os.listdir(d) if os.path.isfile(os.path.join(d, n, "generations.csv")))
+    runs = [(n.rsplit("-s", 1)[0], n.rsplit("-s", 1)[1]) for n in names]
+    runs = [(v, s) for v, s in runs if v in MATERIAL_TERMS]
+    if not runs:
+        return None
+    meta = json.load(open(os.path.join(d, "study.json")))
+    budget = f"{meta['steps']:,} trainer steps"
+    add("## Do the material terms change how szero learns to gate?")
+    add("")
+    add(f"Each configuration learned from zero for {budget} a seed ({meta['samples']:,} samples trained, a")
+    add("budget the machine's load does not change), otherwise as `configs/default.toml`:")
+    for v, what in MATERIAL_TERMS.items():
+        add(f"- {what}")
+    add(f"Networks play at 200 playouts (Gumbel root), {meta['games']} games a match, random 6-ply openings each")
+    add(f"played with both colours; `scripts/material-terms {' '.join(sorted({s for _, s in runs}))}`.")
+    add("")
+    add("| variant | seed | against the default of its seed: score | Elo [95%] | W-D-L | pentanomial | distinct games | against greedy |")
+    add("|---|---|---|---|---|---|---|---|")
+    for v, s in sorted(runs, key=lambda r: (r[1], list(MATERIAL_TERMS).index(r[0]))):
+        name = f"{v}-s{s}"
+        h2h, greedy = os.path.join(d, f"{name}.h2h.json"), os.path.join(d, f"{name}.greedy.json")
+        if v == "default":
+            cells = "- | - | - | - | -"
+        elif os.path.exists(h2h):
+            cells = match_cells(json.load(open(h2h)), os.path.join(d, f"{name}.h2h.pgn.gz"))
+        else:
+            cells = "not measured yet | | | |"
+        g = "not measured yet"
+        if os.path.exists(greedy):
+            r = json.load(open(greedy))
+            g = f"{100 * r['score']:.1f}%, {r['elo']['elo']:+.0f} [{r['elo']['elo_lo']:+.0f}, {r['elo']['elo_hi']:+.0f}]"
+        add(f"| {v} | {s} | {cells} | {g} |")
+    add("")
+    add("When the pieces entered in each run's self-play, over its last third of generations (the first are")
+    add("near-random play); shares of sides with their 95% intervals:")
+    add("")
+    add("| variant | seed | games | E entered | H entered | E mean entry move | H mean entry move | sides with neither entered |")
+    add("|---|---|---|---|---|---|---|---|")
+    for v, s in sorted(runs, key=lambda r: (r[1], list(MATERIAL_TERMS).index(r[0]))):
+        gens = rows("docs", "research", "material-terms", f"{v}-s{s}", "generations.csv")
+        last = max(int(g["generation"]) for g in gens)
+        late = [g for g in gens if int(g["generation"]) * 3 >= last * 2]
+        n = sum(int(g["games"]) for g in late)
+        w = lambda key: sum(float(g[key]) * int(g["games"]) for g in late) / n
+        sides = 2 * n
+        add(f"| {v} | {s} | {n} (generations {min(int(g['generation']) for g in late)}-{last}) | "
+            f"{pct(share_interval(round(w('E entered') * sides), sides))} | "
+            f"{pct(share_interval(round(w('H entered') * sides), sides))} | "
+            f"{w('E mean move'):.1f} | {w('H mean move'):.1f} | {100 * w('neither'):.1f}% |")
+    add("")
+    add("What the pieces were worth in each run's self-play (`szero piece-values --run`: a logistic fit of")
+    add("results on material over all its games, in pawns, with 95% bootstrap intervals):")
+    add("")
+    pieces = ["N", "B", "R", "Q", "E", "H", "E in hand", "H in hand"]
+    add("| variant | seed | " + " | ".join(pieces) + " |")
+    add("|---|---|" + "---|" * len(pieces))
+    for v, s in sorted(runs, key=lambda r: (r[1], list(MATERIAL_TERMS).index(r[0]))):
+        f = os.path.join(d, f"{v}-s{s}.piece-values.json")
+        if not os.path.exists(f):
+            add(f"| {v} | {s} | not measured yet |" + " |" * (len(pieces) - 1))
+            continue
+        vals = {x["feature"]: x for x in json.load(open(f))["values"]}
+        add(f"| {v} | {s} | " + " | ".join(
+            f"{vals[p]['pawns']:.2f} [{vals[p]['low']:.2f}, {vals[p]['high']:.2f}]" if p in vals else "-"
+            for p in pieces) + " |")
+    add("")
+    return budget
 
 
 SZERO_NODES = 10000
@@ -314,14 +421,19 @@ def main():
         add("the evaluation was fitted on games of the standard rule only), `docs/variant-strong/`:")
         add("")
         entry_rules_tables(add, "variant-strong")
+    terms = material_terms(add)
     add("## Not answered yet")
     add("")
-    add("- The material-term runs (issue 36, item 4, two seeds each, 2 hours): not run. The settings exist:")
-    add("  `[selfplay] material_hand_weight` (what a piece in hand counts in the adjudication's material and the")
-    add("  material head's target; 0 counts only pieces that entered) and a config without human piece values")
-    add("  (no material head, draws at the length limit): `scripts/ablate` variants `hand-entered` and")
-    add("  `no-human-values`. The pieces' values from strong play are measured above; from a run's own games:")
-    add("  `szero piece-values --run DIR`.")
+    if terms:
+        add(f"- The material-term runs at 2 hours a run (issue 36, item 4): above they learned for {terms}")
+        add("  only; and whether szero's players gate like Fairy-Stockfish's once they play at its level.")
+    else:
+        add("- The material-term runs (issue 36, item 4, two seeds each, 2 hours): not run. The settings exist:")
+        add("  `[selfplay] material_hand_weight` (what a piece in hand counts in the adjudication's material and the")
+        add("  material head's target; 0 counts only pieces that entered) and a config without human piece values")
+        add("  (no material head, draws at the length limit): `scripts/ablate` variants `hand-entered` and")
+        add("  `no-human-values`. The pieces' values from strong play are measured above; from a run's own games:")
+        add("  `szero piece-values --run DIR`.")
     if strong_rules:
         add("- The entry rules compared by learning (`szero study`, 3 seeds a rule, 60 minutes each): not run; the")
         add("  stronger play above is one fixed search whose evaluation was fitted on the standard rule's games.")
