@@ -1,7 +1,8 @@
 """Assembles docs/research/README.md, the gating research report, from the studies' outputs.
 
 Each study has its own script and output (see scripts/research-report); this reads them and
-writes one Markdown page that answers the seeds' questions with numbers and 95% intervals,
+writes one Markdown page (with --check: only says whether the committed page is that page,
+as scripts/test does, so the page and its script cannot drift apart unseen) that answers the seeds' questions with numbers and 95% intervals,
 and says what each answer rests on: the engine, its rating on szero's scale, and how many
 distinct games.
 """
@@ -449,7 +450,14 @@ def main():
             add("  `scripts/gating-restrictions` command resumes: the measured rows are kept).")
     add("- The value of gating to szero at 1 s a move (above: 10,000 nodes, a few plies).")
     add("")
-    open(out, "w").write("\n".join(md))
+    text = "\n".join(md)
+    if "--check" in sys.argv[1:]:
+        if open(out).read() != text:
+            sys.exit(f"{out} is not what scripts/research_report.py makes of the studies' outputs: "
+                     "run scripts/research-report and commit the page")
+        print(f"{out} is up to date", file=sys.stderr)
+        return
+    open(out, "w").write(text)
     print(f"wrote {out}", file=sys.stderr)
 
 
