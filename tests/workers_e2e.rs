@@ -44,11 +44,24 @@ fn separate_worker_processes_make_one_whole_run() {
     let gate = worker(run, &["promote", "--id", "promote"]);
     // Kill b with SIGKILL once it has written a shard, then start it again.
     let t = Instant::now();
+    let mut b = b;
     while shards_of(run, "b") == 0 {
-        assert!(t.elapsed() < Duration::from_secs(120), "worker b wrote no shard");
+        // A worker that died, or never got going, says why on its standard error.
+        let exited = b.try_wait().unwrap();
+        if exited.is_some() || t.elapsed() > Duration::from_secs(120) {
+            let _ = b.kill();
+            let out = b.wait_with_output().unwrap();
+            panic!(
+                "worker b wrote no shard in {:.0?} ({}); a: {} shards, trainer at step {}; its stderr:\n{}",
+                t.elapsed(),
+                exited.map_or("still running".to_string(), |s| s.to_string()),
+                shards_of(run, "a"),
+                trainer_step(run),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
         std::thread::sleep(Duration::from_millis(100));
     }
-    let mut b = b;
     b.kill().unwrap();
     b.wait().unwrap();
     let b = worker(run, &["selfplay", "--id", "b", "--games", "32"]);
