@@ -360,7 +360,12 @@ impl Worker<'_> {
                         let done = slots.swap_remove(i);
                         // Leaves already collected keep their slot indices: the swapped-in
                         // slot has not been visited yet this round.
-                        let _ = self.sink.send(done.into_record(cfg));
+                        if self.sink.send(done.into_record(cfg)).is_err() {
+                            // Nobody takes games any more (the writer failed and said why):
+                            // playing on would only burn the CPU, and keep its caller
+                            // waiting for this thread for ever.
+                            return Ok(());
+                        }
                         if self.claim() {
                             slots.push(Slot::new(cfg, self.start, self.network.generation(), rng));
                         }
@@ -388,7 +393,9 @@ impl Worker<'_> {
 
 /// Plays like [`play_from`] on a worker thread while this thread hands each finished
 /// game to `on_game` and then to `writer`; flushes the writer at the end (also after an
-/// error, so the games already played are kept).
+/// error, so the games already played are kept). A writer's error ends the self-play
+/// promptly and is returned: the receiving end goes away with it, and the workers stop
+/// at their next finished game.
 pub fn play_into(
     cfg: &SelfplayConfig,
     network: &dyn NetworkSource,

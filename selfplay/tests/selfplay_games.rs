@@ -221,3 +221,33 @@ fn a_new_network_is_picked_up_while_games_run() {
     // The old network's games went on with the new one between moves.
     assert!(new.0.load(Ordering::Relaxed) > old.counting.0.load(Ordering::Relaxed));
 }
+
+/// A writer that fails (here: its shard directory replaced by a file) ends `play_into`
+/// with that error, promptly: the self-play threads stop instead of playing on for
+/// ever with nobody to take their games (a worker once hung so, silently).
+#[test]
+fn a_failing_writer_ends_self_play_with_its_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let shards = dir.path().join("shards");
+    let cfg = SelfplayConfig { max_plies: 20, simulations: 4, fast_simulations: 2, ..SelfplayConfig::default() };
+    let stop = AtomicBool::new(false);
+    let network = selfplay::runner::FixedNetwork { generation: 0, evaluator: &UniformEvaluator };
+    let (done, finished) = mpsc::channel();
+    std::thread::scope(|s| {
+        let (cfg, network, stop, shards) = (&cfg, &network, &stop, &shards);
+        s.spawn(move || {
+            let mut writer = selfplay::writer::ShardWriter::new(shards, "selfplay-x", 2, false).unwrap();
+            std::fs::remove_dir(shards).unwrap();
+            std::fs::write(shards, b"not a directory").unwrap();
+            let writer = &mut writer;
+            let opts = RunOptions { games: usize::MAX, generation: 0, seed: 3 };
+            let _ = done.send(selfplay::runner::play_into(cfg, network, &opts, stop, writer, |_| {}));
+        });
+        let r = finished.recv_timeout(std::time::Duration::from_secs(60));
+        // On a hang, stop the games so that the scope can end and the test fail.
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        let r = r.expect("self-play went on for 60 s after its writer failed");
+        let err = r.expect_err("a writer that cannot write is an error");
+        assert!(format!("{err:#}").contains("shards"), "{err:#}");
+    });
+}
