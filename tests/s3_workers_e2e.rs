@@ -10,7 +10,7 @@
 
 mod common;
 
-use common::{files, finish, next_generation_config, old_run_files, terminate, trainer_step};
+use common::{files, finish, next_generation_config, old_run_files, terminate, trainer_step, Reaper};
 use runstore::{RunAddress, Store};
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -35,20 +35,6 @@ fn s3_run() -> Option<RunAddress> {
     Some(RunAddress::S3 { bucket, prefix: format!("e2e/workers-{}-{stamp}-{n}", std::process::id()) })
 }
 
-/// Kills the worker processes a failing test leaves behind (they would play on for ever).
-#[derive(Default)]
-struct Reaper(std::sync::Mutex<Vec<u32>>);
-
-impl Drop for Reaper {
-    fn drop(&mut self) {
-        if std::thread::panicking() {
-            for pid in self.0.lock().unwrap_or_else(|p| p.into_inner()).iter() {
-                let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
-            }
-        }
-    }
-}
-
 fn worker(reaper: &Reaper, address: &RunAddress, mirror: &Path, args: &[&str]) -> Child {
     let child = Command::new(SZERO)
         .arg("worker")
@@ -60,8 +46,7 @@ fn worker(reaper: &Reaper, address: &RunAddress, mirror: &Path, args: &[&str]) -
         .stderr(Stdio::piped())
         .spawn()
         .expect("start szero worker");
-    reaper.0.lock().unwrap().push(child.id());
-    child
+    reaper.watch(child)
 }
 
 fn kill9(mut child: Child) {

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{check_whole, files, finish, terminate, trainer_step};
+use common::{check_whole, files, finish, terminate, trainer_step, Reaper};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -13,17 +13,19 @@ use std::time::{Duration, Instant};
 const SZERO: &str = env!("CARGO_BIN_EXE_szero");
 const SMOKE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/configs/smoke.toml");
 
-fn worker(run: &Path, args: &[&str]) -> Child {
-    Command::new(SZERO)
-        .arg("worker")
-        .args(args)
-        .args(["--config", SMOKE, "--run"])
-        .arg(run)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start szero worker")
+fn worker(reaper: &Reaper, run: &Path, args: &[&str]) -> Child {
+    reaper.watch(
+        Command::new(SZERO)
+            .arg("worker")
+            .args(args)
+            .args(["--config", SMOKE, "--run"])
+            .arg(run)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start szero worker"),
+    )
 }
 
 fn shards_of(run: &Path, id: &str) -> usize {
@@ -38,10 +40,11 @@ fn shards_of(run: &Path, id: &str) -> usize {
 fn separate_worker_processes_make_one_whole_run() {
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path();
-    let a = worker(run, &["selfplay", "--id", "a", "--games", "48"]);
-    let b = worker(run, &["selfplay", "--id", "b", "--games", "1000000"]);
-    let train = worker(run, &["train", "--id", "trainer"]);
-    let gate = worker(run, &["promote", "--id", "promote"]);
+    let reaper = Reaper::default();
+    let a = worker(&reaper, run, &["selfplay", "--id", "a", "--games", "48"]);
+    let b = worker(&reaper, run, &["selfplay", "--id", "b", "--games", "1000000"]);
+    let train = worker(&reaper, run, &["train", "--id", "trainer"]);
+    let gate = worker(&reaper, run, &["promote", "--id", "promote"]);
     // Kill b with SIGKILL once it has written a shard, then start it again.
     let t = Instant::now();
     let mut b = b;
@@ -64,7 +67,7 @@ fn separate_worker_processes_make_one_whole_run() {
     }
     b.kill().unwrap();
     b.wait().unwrap();
-    let b = worker(run, &["selfplay", "--id", "b", "--games", "32"]);
+    let b = worker(&reaper, run, &["selfplay", "--id", "b", "--games", "32"]);
     finish(a, Duration::from_secs(300));
     finish(b, Duration::from_secs(300));
     // The trainer and the promotion stage keep going on the games there are: wait for a promotion.

@@ -125,3 +125,26 @@ pub fn next_generation_config(dir: &Path) -> PathBuf {
     std::fs::write(&path, text.replace("max_generations = 1", "max_generations = 2")).unwrap();
     path
 }
+
+/// Kills the worker processes a failing test leaves behind (they would play on for ever,
+/// taking the CPU from the tests after it).
+#[derive(Default)]
+pub struct Reaper(std::sync::Mutex<Vec<u32>>);
+
+impl Reaper {
+    /// `child`, to be killed if the test fails.
+    pub fn watch(&self, child: Child) -> Child {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).push(child.id());
+        child
+    }
+}
+
+impl Drop for Reaper {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            for pid in self.0.lock().unwrap_or_else(|p| p.into_inner()).iter() {
+                let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
+            }
+        }
+    }
+}
