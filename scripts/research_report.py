@@ -129,9 +129,19 @@ def entry_rules_tables(add, study):
         d, half = pa - pb, Z * math.sqrt(sa * sa + sb * sb)
         return f"{100 * d:+.1f} [{100 * (d - half):+.1f}, {100 * (d + half):+.1f}]"
 
+    measurable = []
     for v in others:
         a = stats[v]
         add(f"| {v} | " + " | ".join(diff(a, base, k) for k in ("white", "draws", "E never", "H never")) + " |")
+        (pa, sa), (pb, sb) = a["white"], base["white"]
+        if abs(pa - pb) > Z * math.sqrt(sa * sa + sb * sb):
+            measurable.append(v)
+    add("")
+    add("White's score: " + (f"{', '.join(measurable)} differs measurably from the standard rule." if measurable
+                             else "no alternative rule differs measurably from the standard one (each interval contains zero)."))
+    missing = [v for v in ("seirawan-forced", "seirawan-placement") if v not in stats]
+    if missing:
+        add(f"Not measured here yet: {', '.join(missing)}.")
     add("")
 
 
@@ -306,9 +316,11 @@ def main():
     add("  (`docs/research/gating-value.md`).")
     add("- **The entry rules**: no other engine plays the two alternative rules. Baseline search")
     add("  (`mcts-material`, 200 nodes), 400 distinct games a rule (`docs/variant-baseline/`)" +
-        ("; and szero's alpha-beta search over its learned evaluation at 10,000 nodes, 1,000 distinct" if strong_rules else "."))
+        ("; and szero's alpha-beta search over its learned evaluation at 10,000 nodes" if strong_rules else "."))
     if strong_rules:
-        add("  games a rule (`docs/variant-strong/`).")
+        strong = rows("docs", "variant-strong", "all", "variants.csv")
+        add("  (`docs/variant-strong/`): " + ", ".join(f"{r['variant']} {int(r['distinct']):,} distinct of {int(r['games']):,}"
+                                                   for r in strong) + ".")
     add("")
     add("## When do the hand pieces come in?")
     add("")
