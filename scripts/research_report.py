@@ -226,6 +226,12 @@ def material_terms(add):
             f"{vals[p]['pawns']:.2f} [{vals[p]['low']:.2f}, {vals[p]['high']:.2f}]" if p in vals else "-"
             for p in pieces) + " |")
     add("")
+    seeds = sorted({s for _, s in runs})
+    missing = [f"{v} (seed {s})" for s in seeds for v in MATERIAL_TERMS if (v, s) not in runs]
+    if missing:
+        budget += "; not run yet: " + ", ".join(missing)
+    if len(seeds) < 2:
+        budget += f"; one seed ({seeds[0]}) of the two the issue asks for"
     return budget
 
 
@@ -438,8 +444,8 @@ def main():
     add("## Not answered yet")
     add("")
     if terms:
-        add(f"- The material-term runs at 2 hours a run (issue 36, item 4): above they learned for {terms}")
-        add("  only; and whether szero's players gate like Fairy-Stockfish's once they play at its level.")
+        add(f"- The material-term runs at 2 hours a run (issue 36, item 4): above they learned for {terms}.")
+        add("  And whether szero's players gate like Fairy-Stockfish's once they play at its level.")
     else:
         add("- The material-term runs (issue 36, item 4, two seeds each, 2 hours): not run. The settings exist:")
         add("  `[selfplay] material_hand_weight` (what a piece in hand counts in the adjudication's material and the")
