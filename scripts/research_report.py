@@ -162,7 +162,8 @@ def material_terms(add):
         return None
     names = sorted(n for n in os.listdir(d) if os.path.isfile(os.path.join(d, n, "generations.csv")))
     runs = [(n.rsplit("-s", 1)[0], n.rsplit("-s", 1)[1]) for n in names]
-    runs = [(v, s) for v, s in runs if v in MATERIAL_TERMS]
+    # By seed, then in MATERIAL_TERMS' order: every table lists the runs alike.
+    runs = sorted(((v, s) for v, s in runs if v in MATERIAL_TERMS), key=lambda r: (r[1], list(MATERIAL_TERMS).index(r[0])))
     if not runs:
         return None
     meta = json.load(open(os.path.join(d, "study.json")))
@@ -178,7 +179,7 @@ def material_terms(add):
     add("")
     add("| variant | seed | against the default of its seed: score | Elo [95%] | W-D-L | pentanomial | distinct games | against greedy |")
     add("|---|---|---|---|---|---|---|---|")
-    for v, s in sorted(runs, key=lambda r: (r[1], list(MATERIAL_TERMS).index(r[0]))):
+    for v, s in runs:
         name = f"{v}-s{s}"
         h2h, greedy = os.path.join(d, f"{name}.h2h.json"), os.path.join(d, f"{name}.greedy.json")
         if v == "default":
@@ -198,7 +199,7 @@ def material_terms(add):
     add("")
     add("| variant | seed | games | E entered | H entered | E mean entry move | H mean entry move | sides with neither entered |")
     add("|---|---|---|---|---|---|---|---|")
-    for v, s in sorted(runs, key=lambda r: (r[1], list(MATERIAL_TERMS).index(r[0]))):
+    for v, s in runs:
         gens = rows("docs", "research", "material-terms", f"{v}-s{s}", "generations.csv")
         last = max(int(g["generation"]) for g in gens)
         late = [g for g in gens if int(g["generation"]) * 3 >= last * 2]
@@ -216,7 +217,7 @@ def material_terms(add):
     pieces = ["N", "B", "R", "Q", "E", "H", "E in hand", "H in hand"]
     add("| variant | seed | " + " | ".join(pieces) + " |")
     add("|---|---|" + "---|" * len(pieces))
-    for v, s in sorted(runs, key=lambda r: (r[1], list(MATERIAL_TERMS).index(r[0]))):
+    for v, s in runs:
         f = os.path.join(d, f"{v}-s{s}.piece-values.json")
         if not os.path.exists(f):
             add(f"| {v} | {s} | not measured yet |" + " |" * (len(pieces) - 1))
