@@ -19,9 +19,15 @@ fn selfplay_into_a_run_then_train_on_it() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stdout).contains("mean batch"));
     assert!(!selfplay::shard::list(&run.join("shards")).unwrap().is_empty());
-    let out = szero(&["train", "--config", SMOKE, "--run", r, "--steps", "2"]);
+    let out = szero(&["train", "--config", SMOKE, "--run", r, "--steps", "5"]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(run.join("trainer/latest").exists());
+    // Without a terminal, the logging steps (every 5 in the smoke config) are lines of
+    // their own, and the last line gives the whole call's rate.
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.lines().any(|l| l.starts_with("step 5: loss ") && l.ends_with(" samples/s")), "{err}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("trained 5 steps (now at step 5) in ") && stdout.contains(" samples/s: "), "{stdout}");
 }
 
 #[test]

@@ -133,13 +133,20 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
 
     let stop = AtomicBool::new(false);
     let first_step = trainer.step();
+    let started = std::time::Instant::now();
     let mut remaining = args.steps.unwrap_or(u64::MAX);
     let mut last_candidate = None;
     let reason = loop {
-        let report = trainer.train_steps_with(remaining, &stop, &mut |_, metrics| {
+        let report = trainer.train_steps_with(remaining, &stop, &mut |step, metrics| {
             bar.inc(1);
             if let Some(m) = metrics {
-                bar.set_message(describe(m));
+                // Without a terminal (a log file, a script) the bar is hidden: the
+                // logging steps become lines, as lc0's and KataGo's trainers print them.
+                if bar.is_hidden() {
+                    eprintln!("step {step}: {}", describe(m));
+                } else {
+                    bar.set_message(describe(m));
+                }
             }
         })?;
         remaining -= report.steps;
@@ -157,6 +164,7 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
     bar.finish_and_clear();
 
     let trained = trainer.step() - first_step;
+    let secs = started.elapsed().as_secs_f64();
     if trained > 0 && last_candidate.as_ref() != Some(&run.candidate(trainer.step())) {
         last_candidate = Some(trainer.write_candidate()?);
     }
@@ -173,7 +181,8 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
             format!("train/data ratio reached (allowance {allowance:.0} samples): needs new self-play data")
         }
     };
-    println!("trained {trained} steps (now at step {}): {why}", trainer.step());
+    let rate = (trained * cfg.batch_size as u64) as f64 / secs.max(1e-9);
+    println!("trained {trained} steps (now at step {}) in {secs:.1} s, {rate:.0} samples/s: {why}", trainer.step());
     if let Some(c) = last_candidate {
         println!("candidate: {}", c.display());
     }
