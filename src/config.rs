@@ -280,6 +280,7 @@ mod tests {
             ("[selfplay]\nfull_search_fraction = 2.0", &["full_search_fraction", "[0, 1]"]),
             ("[selfplay]\ngames_per_shard = 0", &["games_per_shard", "at least 1"]),
             ("[selfplay]\ngames_per_thread = 0", &["games_per_thread", "at least 1"]),
+            ("[selfplay]\nmerged_batches = 0", &["merged_batches", "at least 1"]),
             ("[selfplay]\nmax_plies = 0", &["max_plies", "at least 1"]),
             ("[selfplay]\nvariant = \"crazyhouse\"", &["variant", "seirawan-forced"]),
             ("[selfplay]\nmax_length_result = \"coin\"", &["max_length_result", "unknown variant"]),

@@ -42,8 +42,10 @@ pub fn make_evaluator(cfg: &RunConfig, net: Net, inputs: Inputs) -> Result<Box<d
         NetworkSharing::PerThread => false,
     };
     Ok(if merged {
-        let rows = threads * cfg.selfplay.games_per_thread;
-        Box::new(BatchingNetEvaluator::new(net, inputs, threads, rows, Duration::from_millis(5)))
+        // A batch: the leaves of one group of threads (`merged_batches` groups in turn).
+        let group = threads.div_ceil(cfg.selfplay.merged_batches.clamp(1, threads.max(1)));
+        let rows = group * cfg.selfplay.games_per_thread;
+        Box::new(BatchingNetEvaluator::new(net, inputs, group, rows, Duration::from_millis(5)))
     } else {
         Box::new(NetEvaluator::with_copies(net, inputs, threads)?)
     })

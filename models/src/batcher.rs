@@ -2,9 +2,14 @@
 //!
 //! A GPU wants batches of thousands. Each self-play thread brings a few hundred leaves per
 //! round; this evaluator lets every caller encode its own inputs in parallel, then one of
-//! them (the "leader") waits briefly for the others, concatenates all pending inputs, runs
-//! the network once and hands each caller its rows. No extra thread; the network is used by
-//! one thread at a time.
+//! them (the "leader") waits briefly for the others, concatenates the pending inputs (at
+//! most `max_rows` rows of them, oldest first), runs the network once and hands each caller
+//! its rows. No extra thread; the network is used by one thread at a time.
+//!
+//! With `callers` and `max_rows` set to a fraction of the threads, the threads fall into
+//! groups that take turns: the network evaluates one group's leaves while the other groups
+//! search, instead of every thread waiting for one lock-step batch and the device idling
+//! while they all search (lc0's and KataGo's search threads overlap the same way).
 
 use crate::evaluator::{finish, prepare, run_net};
 use crate::net::Net;
@@ -41,7 +46,8 @@ pub struct BatchingNetEvaluator {
     material_mix: f32,
     /// Start a batch once this many callers are waiting (e.g. the number of threads).
     callers: usize,
-    /// ... or once this many rows are pending.
+    /// ... or once this many rows are pending; a batch holds at most this many rows (but
+    /// always at least one request), the rest waiting for the next.
     max_rows: usize,
     /// ... or after waiting this long for more.
     max_wait: Duration,
@@ -86,11 +92,11 @@ impl BatchingNetEvaluator {
             }
             st = self.cv.wait_timeout(st, deadline - now).unwrap_or_else(|e| e.into_inner()).0;
         }
-        let batch = std::mem::take(&mut st.pending);
-        st.pending_rows = 0;
+        let (take, rows) = batch_len(st.pending.iter().map(|r| r.n), self.max_rows);
+        let batch: Vec<Request> = st.pending.drain(..take).collect();
+        st.pending_rows -= rows;
         drop(st);
 
-        let rows: usize = batch.iter().map(|r| r.n).sum();
         let inputs: Vec<_> = batch.iter().map(|r| r.input.view()).collect();
         let legal: Vec<&[usize]> = batch.iter().flat_map(|r| r.legal.iter().map(Vec::as_slice)).collect();
         let result = ndarray::concatenate(Axis(0), &inputs).map_err(|e| format!("{e}")).and_then(|input| {
@@ -116,6 +122,20 @@ impl BatchingNetEvaluator {
         self.cv.notify_all();
         st
     }
+}
+
+/// How many of the pending requests (their sizes in rows, oldest first) one batch takes,
+/// and their rows: whole requests up to `max_rows` rows, and always the first.
+fn batch_len(sizes: impl Iterator<Item = usize>, max_rows: usize) -> (usize, usize) {
+    let (mut take, mut rows) = (0, 0);
+    for n in sizes {
+        if take > 0 && rows + n > max_rows {
+            break;
+        }
+        take += 1;
+        rows += n;
+    }
+    (take, rows)
 }
 
 impl Evaluator for BatchingNetEvaluator {
@@ -161,6 +181,16 @@ mod tests {
     use crate::evaluator::NetEvaluator;
 
     #[test]
+    fn a_batch_takes_whole_requests_up_to_max_rows() {
+        assert_eq!(batch_len([2, 2, 2, 2].into_iter(), 4), (2, 4));
+        assert_eq!(batch_len([2, 2, 2, 2].into_iter(), 5), (2, 4));
+        assert_eq!(batch_len([2, 2, 2, 2].into_iter(), 100), (4, 8));
+        assert_eq!(batch_len([6, 2].into_iter(), 4), (1, 6));
+        assert_eq!(batch_len([1, 1, 5, 1].into_iter(), 4), (2, 2));
+        assert_eq!(batch_len(std::iter::empty(), 4), (0, 0));
+    }
+
+    #[test]
     fn merged_batches_equal_single_calls() {
         let cfg = crate::net_config(1, 8, 0);
         crate::tch::manual_seed(3);
@@ -201,5 +231,44 @@ mod tests {
         let (calls, rows) = batched.batch_stats();
         assert_eq!(rows, 6);
         assert!(calls <= 3);
+    }
+
+    /// With `max_rows` below what all callers bring, a batch takes whole requests, oldest
+    /// first, up to that many rows; the rest go in the next call, and every caller still
+    /// gets its own rows.
+    #[test]
+    fn a_batch_holds_at_most_max_rows() {
+        let cfg = crate::net_config(1, 8, 0);
+        crate::tch::manual_seed(4);
+        let net = Net::new(cfg.clone(), tch::Device::Cpu).unwrap();
+        let single = NetEvaluator::new(net.try_clone_to(tch::Device::Cpu, crate::Precision::F32).unwrap(), 0);
+        // Two callers of four start a batch, and a batch holds two requests of two rows.
+        let batched = BatchingNetEvaluator::new(net, 0, 2, 4, Duration::from_millis(50));
+        let mut positions = vec![Position::startpos()];
+        for m in ["e2e4", "b8c6e", "g1f3h", "e7e5", "f1c4"] {
+            let p = positions.last().unwrap().clone();
+            positions.push(p.play(p.parse_uci(m).unwrap()).unwrap());
+        }
+        let pair = |t: usize| [std::slice::from_ref(&positions[t]), std::slice::from_ref(&positions[t + 1])];
+        let results: Vec<Vec<Evaluation>> = std::thread::scope(|s| {
+            let handles: Vec<_> = (0..4)
+                .map(|t| {
+                    let (b, pair) = (&batched, &pair);
+                    s.spawn(move || (0..3).flat_map(|_| b.evaluate(&pair(t)).unwrap()).collect())
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        for (t, r) in results.iter().enumerate() {
+            let expect = single.evaluate(&pair(t)).unwrap();
+            for (a, b) in r.iter().zip(expect.iter().cycle()) {
+                for (x, y) in a.wdl.iter().zip(&b.wdl) {
+                    assert!((x - y).abs() < 1e-5);
+                }
+            }
+        }
+        let (calls, rows) = batched.batch_stats();
+        assert_eq!(rows, 4 * 3 * 2);
+        assert!(calls >= 6, "{calls} calls for 24 rows at most 4 a call");
     }
 }

@@ -74,6 +74,10 @@ pub struct SelfplayConfig {
     pub threads: usize,
     /// How the threads share the network: `auto`, `merged` or `per-thread`.
     pub network_sharing: NetworkSharing,
+    /// With `merged` sharing: the threads fall into this many batches that take turns on
+    /// the network, so that it evaluates one batch while the other threads search. 1: one
+    /// lock-step batch of every thread's leaves, the device idle while they all search.
+    pub merged_batches: usize,
     /// libtorch threads for each worker's network calls (0 = libtorch's default, one per
     /// core). On a CPU, 1 with one worker per core keeps every core busy without
     /// oversubscription: each worker alternates its own tree work and network call.
@@ -99,6 +103,7 @@ impl SelfplayConfig {
         count("games_per_thread", self.games_per_thread as u64, 65_536)?;
         count("games_per_shard", self.games_per_shard as u64, 1_000_000)?;
         require(self.threads <= 4096, "threads", "at most 4096 (0 = one per core)", self.threads)?;
+        count("merged_batches", self.merged_batches as u64, 4096)?;
         require(
             self.torch_threads <= 4096,
             "torch_threads",
@@ -138,6 +143,7 @@ impl Default for SelfplayConfig {
             games_per_thread: 32,
             threads: 0,
             network_sharing: NetworkSharing::Auto,
+            merged_batches: 1,
             torch_threads: 0,
             games_per_shard: 64,
             variant: "seirawan".into(),
