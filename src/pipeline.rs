@@ -510,8 +510,9 @@ fn display(cfg: &RunConfig, status: &Status, stop: &AtomicBool, started: Instant
     };
     let mut last = (Instant::now(), counters());
     let mut rates = [0.0f64; 4];
-    // Without a terminal (logs, CI) the spinner is hidden: print a line now and then.
-    let mut last_print = Instant::now();
+    // Without a terminal (logs, CI) the spinner is hidden: print a line now and then,
+    // its rates over the whole time since the line before (not the last few seconds).
+    let mut last_print = (Instant::now(), counters());
     while !stop.load(Ordering::Relaxed) {
         std::thread::sleep(Duration::from_millis(500));
         let dt = last.0.elapsed().as_secs_f64();
@@ -522,7 +523,15 @@ fn display(cfg: &RunConfig, status: &Status, stop: &AtomicBool, started: Instant
             }
             last = (Instant::now(), now);
         }
-        let [positions, evals, calls, samples] = rates;
+        let print = bar.is_hidden() && last_print.0.elapsed() >= Duration::from_secs(30);
+        let [positions, evals, calls, samples] = if print {
+            let (now, dt) = (counters(), last_print.0.elapsed().as_secs_f64());
+            let since = std::array::from_fn(|k| now[k].saturating_sub(last_print.1[k]) as f64 / dt);
+            last_print = (Instant::now(), now);
+            since
+        } else {
+            rates
+        };
         let batch = if calls > 0.0 { format!(", mean batch {:.0}", evals / calls) } else { String::new() };
         let generation = status.generation.load(Ordering::Relaxed);
         let note = status.trainer_note.lock().unwrap_or_else(|p| p.into_inner()).clone();
@@ -534,12 +543,9 @@ fn display(cfg: &RunConfig, status: &Status, stop: &AtomicBool, started: Instant
             if note.is_empty() { String::new() } else { format!(", {note}") },
             status.last_promotion.lock().unwrap_or_else(|p| p.into_inner()),
         );
-        if bar.is_hidden() {
-            if last_print.elapsed() >= Duration::from_secs(30) {
-                eprintln!("[{:.0}s] {line}", started.elapsed().as_secs_f64());
-                last_print = Instant::now();
-            }
-        } else {
+        if print {
+            eprintln!("[{:.0}s] {line}", started.elapsed().as_secs_f64());
+        } else if !bar.is_hidden() {
             bar.set_message(line);
             bar.tick();
         }

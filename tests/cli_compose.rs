@@ -28,6 +28,32 @@ fn selfplay_into_a_run_then_train_on_it() {
     assert!(err.lines().any(|l| l.starts_with("step 5: loss ") && l.ends_with(" samples/s")), "{err}");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("trained 5 steps (now at step 5) in ") && stdout.contains(" samples/s: "), "{stdout}");
+
+    // SIGTERM (a `timeout`) stops training at the next step: exit 0, the closing lines,
+    // a candidate of the step reached. No train/data ratio here, so only the signal stops it.
+    let unbounded = dir.path().join("unbounded.toml");
+    let smoke = std::fs::read_to_string(SMOKE).unwrap();
+    std::fs::write(&unbounded, smoke.replace("train_ratio = 8.0", "train_ratio = 1000000.0")).unwrap();
+    let mut child = Command::new(SZERO)
+        .args(["train", "--config", unbounded.to_str().unwrap(), "--run", r, "--steps", "100000000"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = std::io::BufReader::new(child.stderr.take().unwrap());
+    let mut seen = String::new();
+    while !seen.lines().any(|l| l.starts_with("step 15: ")) {
+        let mut line = String::new();
+        assert!(std::io::BufRead::read_line(&mut err, &mut line).unwrap() > 0, "szero train ended early:\n{seen}");
+        seen.push_str(&line);
+    }
+    let term = Command::new("kill").arg("-TERM").arg(child.id().to_string()).status().unwrap();
+    assert!(term.success());
+    std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{:?}\n{seen}{stdout}", out.status);
+    assert!(stdout.contains(": stopped") && stdout.contains("candidate: "), "{stdout}");
 }
 
 #[test]

@@ -53,7 +53,20 @@ pub struct BatchingNetEvaluator {
     max_wait: Duration,
     state: Mutex<State>,
     cv: Condvar,
-    stats: Mutex<(u64, u64)>,
+    stats: Mutex<Stats>,
+}
+
+#[derive(Default, Clone, Copy)]
+struct Stats {
+    calls: u64,
+    rows: u64,
+    /// Rows of the largest batch so far.
+    largest: u64,
+}
+
+/// A panic's message, when it carries one.
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
+    panic.downcast_ref::<&str>().copied().or(panic.downcast_ref::<String>().map(String::as_str)).unwrap_or("no message")
 }
 
 impl BatchingNetEvaluator {
@@ -73,13 +86,19 @@ impl BatchingNetEvaluator {
             max_wait,
             state: Mutex::new(State::default()),
             cv: Condvar::new(),
-            stats: Mutex::new((0, 0)),
+            stats: Mutex::new(Stats::default()),
         }
     }
 
     /// (network calls, rows evaluated) so far: their ratio is the mean batch size.
     pub fn batch_stats(&self) -> (u64, u64) {
-        *self.stats.lock().unwrap_or_else(|e| e.into_inner())
+        let s = *self.stats.lock().unwrap_or_else(|e| e.into_inner());
+        (s.calls, s.rows)
+    }
+
+    /// Rows of the largest network call so far.
+    pub fn largest_batch(&self) -> u64 {
+        self.stats.lock().unwrap_or_else(|e| e.into_inner()).largest
     }
 
     fn lead(&self, mut st: std::sync::MutexGuard<'_, State>) -> std::sync::MutexGuard<'_, State> {
@@ -99,14 +118,21 @@ impl BatchingNetEvaluator {
 
         let inputs: Vec<_> = batch.iter().map(|r| r.input.view()).collect();
         let legal: Vec<&[usize]> = batch.iter().flat_map(|r| r.legal.iter().map(Vec::as_slice)).collect();
-        let result = ndarray::concatenate(Axis(0), &inputs).map_err(|e| format!("{e}")).and_then(|input| {
-            let net = self.net.lock().unwrap_or_else(|e| e.into_inner());
-            run_net(&net, &input, &legal).map(Arc::new).map_err(|e| format!("{e:#}"))
-        });
+        // A panic in the network (tch panics on some libtorch errors, e.g. CUDA running out
+        // of memory) becomes every caller's error: the leader must still hand out results
+        // and step down, or the other callers would wait for ever.
+        let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            ndarray::concatenate(Axis(0), &inputs).map_err(|e| format!("{e}")).and_then(|input| {
+                let net = self.net.lock().unwrap_or_else(|e| e.into_inner());
+                run_net(&net, &input, &legal).map(Arc::new).map_err(|e| format!("{e:#}"))
+            })
+        }))
+        .unwrap_or_else(|panic| Err(format!("the network panicked: {}", panic_message(&*panic))));
         {
             let mut s = self.stats.lock().unwrap_or_else(|e| e.into_inner());
-            s.0 += 1;
-            s.1 += rows as u64;
+            s.calls += 1;
+            s.rows += rows as u64;
+            s.largest = s.largest.max(rows as u64);
         }
         let mut st = self.state.lock().unwrap_or_else(|e| e.into_inner());
         let mut offset = 0;
@@ -235,32 +261,34 @@ mod tests {
 
     /// With `max_rows` below what all callers bring, a batch takes whole requests, oldest
     /// first, up to that many rows; the rest go in the next call, and every caller still
-    /// gets its own rows.
+    /// gets its own rows. Requests of three rows against a cap of four: two pending
+    /// requests start a batch (six rows), which must take only the first.
     #[test]
     fn a_batch_holds_at_most_max_rows() {
         let cfg = crate::net_config(1, 8, 0);
         crate::tch::manual_seed(4);
         let net = Net::new(cfg.clone(), tch::Device::Cpu).unwrap();
         let single = NetEvaluator::new(net.try_clone_to(tch::Device::Cpu, crate::Precision::F32).unwrap(), 0);
-        // Two callers of four start a batch, and a batch holds two requests of two rows.
-        let batched = BatchingNetEvaluator::new(net, 0, 2, 4, Duration::from_millis(50));
+        let batched = BatchingNetEvaluator::new(net, 0, 4, 4, Duration::from_millis(50));
         let mut positions = vec![Position::startpos()];
         for m in ["e2e4", "b8c6e", "g1f3h", "e7e5", "f1c4"] {
             let p = positions.last().unwrap().clone();
             positions.push(p.play(p.parse_uci(m).unwrap()).unwrap());
         }
-        let pair = |t: usize| [std::slice::from_ref(&positions[t]), std::slice::from_ref(&positions[t + 1])];
+        let triple =
+            |t: usize| -> Vec<&[Position]> { (t..t + 3).map(|i| std::slice::from_ref(&positions[i])).collect() };
         let results: Vec<Vec<Evaluation>> = std::thread::scope(|s| {
-            let handles: Vec<_> = (0..4)
+            let handles: Vec<_> = (0..3)
                 .map(|t| {
-                    let (b, pair) = (&batched, &pair);
-                    s.spawn(move || (0..3).flat_map(|_| b.evaluate(&pair(t)).unwrap()).collect())
+                    let (b, triple) = (&batched, &triple);
+                    s.spawn(move || (0..3).flat_map(|_| b.evaluate(&triple(t)).unwrap()).collect())
                 })
                 .collect();
             handles.into_iter().map(|h| h.join().unwrap()).collect()
         });
         for (t, r) in results.iter().enumerate() {
-            let expect = single.evaluate(&pair(t)).unwrap();
+            let expect = single.evaluate(&triple(t)).unwrap();
+            assert_eq!(r.len(), 9);
             for (a, b) in r.iter().zip(expect.iter().cycle()) {
                 for (x, y) in a.wdl.iter().zip(&b.wdl) {
                     assert!((x - y).abs() < 1e-5);
@@ -268,7 +296,7 @@ mod tests {
             }
         }
         let (calls, rows) = batched.batch_stats();
-        assert_eq!(rows, 4 * 3 * 2);
-        assert!(calls >= 6, "{calls} calls for 24 rows at most 4 a call");
+        assert_eq!((calls, rows), (9, 27), "one request a call");
+        assert_eq!(batched.largest_batch(), 3);
     }
 }

@@ -74,9 +74,11 @@ pub struct SelfplayConfig {
     pub threads: usize,
     /// How the threads share the network: `auto`, `merged` or `per-thread`.
     pub network_sharing: NetworkSharing,
-    /// With `merged` sharing: the threads fall into this many batches that take turns on
-    /// the network, so that it evaluates one batch while the other threads search. 1: one
-    /// lock-step batch of every thread's leaves, the device idle while they all search.
+    /// With `merged` sharing: about this many batches take turns on the network, so that
+    /// it evaluates one while the other threads search. A batch holds the leaves of
+    /// ⌈threads / merged_batches⌉ threads, whichever come first (12 threads: 2 makes two
+    /// batches of 6, 5 makes four of 3). 1: one lock-step batch of every thread's leaves,
+    /// the device idle while they all search.
     pub merged_batches: usize,
     /// libtorch threads for each worker's network calls (0 = libtorch's default, one per
     /// core). On a CPU, 1 with one worker per core keeps every core busy without

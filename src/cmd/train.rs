@@ -11,7 +11,6 @@ use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 use trainer::{Metrics, StopReason, Trainer};
 
@@ -131,12 +130,16 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
         ),
     );
 
-    let stop = AtomicBool::new(false);
+    // Ctrl-C or SIGTERM (a `timeout`) stops at the next step and still writes the
+    // candidate and the closing lines.
+    let stop = crate::cmd::run::stop_on_interrupt("szero train")?;
     let first_step = trainer.step();
-    let started = std::time::Instant::now();
+    // Time spent training, not waiting for shards (`--wait`).
+    let mut training = Duration::ZERO;
     let mut remaining = args.steps.unwrap_or(u64::MAX);
     let mut last_candidate = None;
     let reason = loop {
+        let started = std::time::Instant::now();
         let report = trainer.train_steps_with(remaining, &stop, &mut |step, metrics| {
             bar.inc(1);
             if let Some(m) = metrics {
@@ -149,6 +152,7 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
                 }
             }
         })?;
+        training += started.elapsed();
         remaining -= report.steps;
         last_candidate = report.candidates.last().cloned().or(last_candidate);
         match report.reason {
@@ -164,7 +168,7 @@ pub fn run(args: TrainArgs) -> Result<ExitCode> {
     bar.finish_and_clear();
 
     let trained = trainer.step() - first_step;
-    let secs = started.elapsed().as_secs_f64();
+    let secs = training.as_secs_f64();
     if trained > 0 && last_candidate.as_ref() != Some(&run.candidate(trainer.step())) {
         last_candidate = Some(trainer.write_candidate()?);
     }
