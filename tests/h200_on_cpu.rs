@@ -34,8 +34,9 @@ fn h200_config_runs_on_the_cpu_with_a_tiny_network() {
     for (key, v) in [("blocks", 1), ("channels", 8), ("policy_channels", 2), ("value_channels", 2)] {
         set(&mut cfg, "network", key, Integer(v));
     }
-    // The GPU path's batcher, forced on the CPU.
+    // The GPU path's batcher, forced on the CPU; its threads in two batches that take turns.
     set(&mut cfg, "selfplay", "network_sharing", Str("merged".into()));
+    set(&mut cfg, "selfplay", "merged_batches", Integer(2));
     set(&mut cfg, "selfplay", "simulations", Integer(8));
     set(&mut cfg, "selfplay", "fast_simulations", Integer(2));
     set(&mut cfg, "selfplay", "max_plies", Integer(60));
@@ -86,6 +87,7 @@ fn h200_config_runs_on_the_cpu_with_a_tiny_network() {
     assert!(status.success(), "szero run failed:\n{log}");
     assert!(log.contains("self-play 12 workers"), "{log}");
     assert!(log.contains("merged"), "the self-play network was not the cross-thread batcher:\n{log}");
+    assert!(log.contains("6 callers a batch, 1536 rows at most"), "not two batches of 6 threads:\n{log}");
     // Games were played and written, and the trainer trained on them.
     let games: usize = std::fs::read_dir(run.join("shards"))
         .unwrap()

@@ -194,7 +194,14 @@ impl Evaluator for BatchingNetEvaluator {
     fn describe(&self) -> String {
         let net = self.net.lock().unwrap_or_else(|e| e.into_inner());
         let c = net.config();
-        format!("net {}x{} on {:?}, callers' batches merged", c.blocks, c.channels, net.device())
+        format!(
+            "net {}x{} on {:?}, callers' batches merged ({} callers a batch, {} rows at most)",
+            c.blocks,
+            c.channels,
+            net.device(),
+            self.callers,
+            self.max_rows
+        )
     }
     fn batch_stats(&self) -> Option<(u64, u64)> {
         Some(BatchingNetEvaluator::batch_stats(self))
