@@ -64,11 +64,6 @@ struct Stats {
     largest: u64,
 }
 
-/// A panic's message, when it carries one.
-fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
-    panic.downcast_ref::<&str>().copied().or(panic.downcast_ref::<String>().map(String::as_str)).unwrap_or("no message")
-}
-
 impl BatchingNetEvaluator {
     pub fn new(
         net: Net,
@@ -127,7 +122,7 @@ impl BatchingNetEvaluator {
                 run_net(&net, &input, &legal).map(Arc::new).map_err(|e| format!("{e:#}"))
             })
         }))
-        .unwrap_or_else(|panic| Err(format!("the network panicked: {}", panic_message(&*panic))));
+        .unwrap_or_else(|panic| Err(format!("the network panicked: {}", crate::panic_message(&*panic))));
         {
             let mut s = self.stats.lock().unwrap_or_else(|e| e.into_inner());
             s.calls += 1;

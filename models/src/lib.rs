@@ -42,6 +42,13 @@ pub use upgrade::{upgrade, UpgradeError, Upgraded};
 pub const FORMAT_VERSIONS: FormatVersions =
     FormatVersions { input: encoding::INPUT_FORMAT_VERSION, policy: policy_index::POLICY_FORMAT_VERSION };
 
+/// A caught panic's message, when it carries one. tch panics on some libtorch errors (CUDA
+/// out of memory) and tensorboard-rs on I/O errors; whoever catches one turns it into an
+/// error with this.
+pub fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
+    panic.downcast_ref::<&str>().copied().or(panic.downcast_ref::<String>().map(String::as_str)).unwrap_or("no message")
+}
+
 /// A network configuration for this build's encodings: `blocks` x `channels` with
 /// squeeze-excitation and a moves-left head, seeing `inputs` (a `usize`: that many earlier
 /// positions, no attack planes).

@@ -4,7 +4,7 @@
 use crate::alphabeta::{AbConfig, AlphaBeta};
 use crate::config::SearchConfig;
 use crate::evaluator::Evaluator;
-use crate::searcher::{Limits, SearchControl, SearchInfo, SearchResult, Searcher};
+use crate::searcher::{Limits, PositionSearch, SearchControl, SearchInfo, SearchResult, Searcher};
 use schess::{Game, Move};
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -94,22 +94,10 @@ impl Engine {
             Engine::Alphabeta(a) => a.clear(),
         }
     }
+}
 
-    /// Searches `game`'s current position under `limits` (see [`Searcher::search`] and
-    /// [`AlphaBeta::search`]).
-    pub fn search(
-        &mut self,
-        game: &Game,
-        limits: &Limits,
-        control: &SearchControl,
-        on_info: &mut dyn FnMut(&SearchInfo),
-    ) -> anyhow::Result<SearchResult> {
-        self.search_among(game, None, limits, control, on_info)
-    }
-
-    /// [`Engine::search`] with the root's moves limited to `root_moves` (see
-    /// [`AlphaBeta::search_among`] and [`Searcher::search_among`]).
-    pub fn search_among(
+impl PositionSearch for Engine {
+    fn search_among(
         &mut self,
         game: &Game,
         root_moves: Option<&[Move]>,

@@ -34,5 +34,5 @@ pub use config::{RootMode, SearchConfig};
 pub use engine::{Engine, PlayMode};
 pub use evaluator::{Evaluation, Evaluator};
 pub use learned::LearnedEval;
-pub use searcher::{Limits, SearchControl, SearchInfo, SearchResult, Searcher};
+pub use searcher::{Limits, PositionSearch, SearchControl, SearchInfo, SearchResult, Searcher};
 pub use tree::{Leaf, Proof, RootChild, Tree};

@@ -43,6 +43,36 @@ impl Limits {
     }
 }
 
+/// What every search that plays offers (MCTS's [`Searcher`], [`crate::AlphaBeta`], and
+/// [`crate::Engine`] for either): one search of a game's current position under playing
+/// limits, so the programs that play call them alike.
+pub trait PositionSearch {
+    /// Searches `game`'s current position under `limits` until one is reached or
+    /// `control` says stop, choosing only among `root_moves` (UCI's `go searchmoves`; a
+    /// player barred from some moves). Moves in it that are not legal are ignored;
+    /// `None`, or no legal move in it, searches every legal move. `on_info` gets progress
+    /// and the final state.
+    fn search_among(
+        &mut self,
+        game: &Game,
+        root_moves: Option<&[Move]>,
+        limits: &Limits,
+        control: &SearchControl,
+        on_info: &mut dyn FnMut(&SearchInfo),
+    ) -> anyhow::Result<SearchResult>;
+
+    /// [`PositionSearch::search_among`] over every legal move.
+    fn search(
+        &mut self,
+        game: &Game,
+        limits: &Limits,
+        control: &SearchControl,
+        on_info: &mut dyn FnMut(&SearchInfo),
+    ) -> anyhow::Result<SearchResult> {
+        self.search_among(game, None, limits, control, on_info)
+    }
+}
+
 /// Signals from outside a running search.
 #[derive(Debug, Default)]
 pub struct SearchControl {
@@ -333,22 +363,13 @@ impl Searcher {
             }
         })
     }
+}
 
-    /// Searches `game`'s current position under `limits` with the searcher's own
-    /// evaluator, [`SearchConfig::minibatch`] leaves a call. `on_info` gets progress about once a second and the
-    /// final state once.
-    pub fn search(
-        &mut self,
-        game: &Game,
-        limits: &Limits,
-        control: &SearchControl,
-        on_info: &mut dyn FnMut(&SearchInfo),
-    ) -> anyhow::Result<SearchResult> {
-        self.search_among(game, None, limits, control, on_info)
-    }
-
-    /// [`Searcher::search`] choosing only among `root_moves` (see [`Searcher::begin_among`]).
-    pub fn search_among(
+/// Searches with the searcher's own evaluator, [`SearchConfig::minibatch`] leaves a call;
+/// `on_info` gets progress about once a second and the final state once. Root moves are
+/// limited as [`Searcher::begin_among`] says.
+impl PositionSearch for Searcher {
+    fn search_among(
         &mut self,
         game: &Game,
         root_moves: Option<&[Move]>,
@@ -421,7 +442,9 @@ impl Searcher {
         on_info(&r.info);
         Ok(r)
     }
+}
 
+impl Searcher {
     fn pv_len(&self) -> u32 {
         match &self.active {
             Some(Active::Tree(t)) => pv_len(&t.tree),

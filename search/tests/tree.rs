@@ -6,7 +6,7 @@ use rand::SeedableRng;
 use schess::{Move, Position};
 use search::evaluator::{MaterialEvaluator, UniformEvaluator};
 use search::Evaluator;
-use search::{Proof, RootMode, SearchConfig, Tree};
+use search::{PositionSearch, Proof, RootMode, SearchConfig, Tree};
 
 fn search(fen: &str, sims: u32, mode: RootMode) -> (Tree, Position) {
     let pos = Position::from_fen(fen).unwrap();

@@ -10,8 +10,8 @@ use schess::pgn::pgn_san;
 use schess::{Game, Move};
 use search::evaluator::{MaterialEvaluator, UniformEvaluator};
 use search::{
-    AbConfig, Engine, Evaluator, LeafEval, LearnedEval, Limits, PlayMode, RootMode, SearchConfig, SearchControl,
-    SearchInfo, Searcher,
+    AbConfig, Engine, Evaluator, LeafEval, LearnedEval, Limits, PlayMode, PositionSearch, RootMode, SearchConfig,
+    SearchControl, SearchInfo, Searcher,
 };
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;

@@ -10,7 +10,7 @@ use models::load_evaluator;
 use models::{DeviceChoice, Precision};
 use schess::{Game, HandPiece, Move, Position};
 use search::evaluator::Evaluator;
-use search::{Limits, SearchControl, Searcher};
+use search::{Limits, PositionSearch, SearchControl, Searcher};
 use search::{RootMode, SearchConfig};
 use serde::Serialize;
 use std::fmt::Write as _;

@@ -52,13 +52,6 @@ fn claim_file_name(dir: &Path) {
     map.insert(key, unix_seconds());
 }
 
-fn panic_message(p: Box<dyn std::any::Any + Send>) -> String {
-    p.downcast_ref::<&str>()
-        .map(|s| s.to_string())
-        .or_else(|| p.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "panic".into())
-}
-
 impl TbWriter {
     /// Opens a new event file in `dir` (created if needed).
     pub fn open(dir: impl Into<PathBuf>) -> Result<TbWriter, TbError> {
@@ -66,7 +59,7 @@ impl TbWriter {
         std::fs::create_dir_all(&dir).map_err(|source| TbError::Io { path: dir.clone(), source })?;
         claim_file_name(&dir);
         let inner = catch_unwind(|| SummaryWriter::new(&dir))
-            .map_err(|p| TbError::Failed { path: dir.clone(), what: panic_message(p) })?;
+            .map_err(|p| TbError::Failed { path: dir.clone(), what: models::panic_message(&*p).to_string() })?;
         Ok(TbWriter { dir, inner: Some(inner) })
     }
 
@@ -88,7 +81,7 @@ impl TbWriter {
             Err(p) => {
                 // Its background thread is gone: dropping it would panic again.
                 std::mem::forget(self.inner.take());
-                Err(TbError::Failed { path: self.dir.clone(), what: panic_message(p) })
+                Err(TbError::Failed { path: self.dir.clone(), what: models::panic_message(&*p).to_string() })
             }
         }
     }

@@ -17,7 +17,7 @@ use models::{DeviceChoice, Precision};
 use schess::{Game, Position, Variant};
 use search::config::MAX_MINIBATCH;
 use search::evaluator::{Evaluator, UniformEvaluator};
-use search::{AbConfig, Engine, LeafEval, LearnedEval, PlayMode};
+use search::{AbConfig, Engine, LeafEval, LearnedEval, PlayMode, PositionSearch};
 use search::{RootMode, SearchConfig};
 use search::{SearchControl, SearchResult};
 use std::io::{BufRead, Write};

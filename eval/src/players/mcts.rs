@@ -3,7 +3,7 @@
 
 use super::{Player, PlayerError};
 use schess::{Game, Move};
-use search::{AbConfig, Engine, Evaluator, Limits, PlayMode, SearchConfig, SearchControl};
+use search::{AbConfig, Engine, Evaluator, Limits, PlayMode, PositionSearch, SearchConfig, SearchControl};
 use std::sync::Arc;
 
 /// A match player that searches each move under the same limits (nodes, time or depth).

@@ -42,7 +42,7 @@ mod tt;
 use crate::evaluator::Evaluator;
 use crate::exchange::{immediate_gain, is_tactical, see};
 use crate::learned::LearnedEval;
-use crate::searcher::{wait_for_stop, Limits, SearchControl, SearchInfo, SearchResult};
+use crate::searcher::{wait_for_stop, Limits, PositionSearch, SearchControl, SearchInfo, SearchResult};
 use schess::{Game, Move, Position};
 use score::{cp_from_q, from_table, is_mate, mate_moves, q_from_score, to_table, INFINITE, MATE};
 use serde::{Deserialize, Serialize};
@@ -235,27 +235,14 @@ impl AlphaBeta {
         self.cache.clear();
         self.history.iter_mut().for_each(|h| *h = 0);
     }
+}
 
-    /// Searches `game`'s current position under `limits`, deepening one ply at a time
-    /// until a limit is reached or `control` says stop. `on_info` gets each finished
-    /// iteration and the final state. A time limit is a budget: no iteration starts that
-    /// would likely not finish within it, and one that runs over is cut off, keeping the
-    /// best root move found so far.
-    pub fn search(
-        &mut self,
-        game: &Game,
-        limits: &Limits,
-        control: &SearchControl,
-        on_info: &mut dyn FnMut(&SearchInfo),
-    ) -> anyhow::Result<SearchResult> {
-        self.search_among(game, None, limits, control, on_info)
-    }
-
-    /// [`AlphaBeta::search`] with the root's moves limited to `root_moves` (UCI's `go
-    /// searchmoves`; a player barred from some moves): only they are searched and one
-    /// of them is played. Moves in it that are not legal are ignored; `None`, or no legal
-    /// move in it, searches every legal move.
-    pub fn search_among(
+/// Deepens one ply at a time until a limit is reached or `control` says stop; `on_info`
+/// gets each finished iteration and the final state. A time limit is a budget: no
+/// iteration starts that would likely not finish within it, and one that runs over is cut
+/// off, keeping the best root move found so far.
+impl PositionSearch for AlphaBeta {
+    fn search_among(
         &mut self,
         game: &Game,
         root_moves: Option<&[Move]>,
