@@ -312,13 +312,14 @@ def main():
         lo_hi = r["placement"].get("Between")
         where = f", between depths {lo_hi[0].rsplit('=', 1)[1]} and {lo_hi[1].rsplit('=', 1)[1]}" if lo_hi else ""
         szero_rating = f"{r['elo']:+.0f} [{r['elo_lo']:+.0f}, {r['elo_hi']:+.0f}] on the scale{where}"
-    add(f"- **szero as a second subject**: its default play mode (alpha-beta over the learned evaluation) at")
+    add(f"- **szero as a second subject**: its default play mode (alpha-beta over the learned evaluation, with")
+    add(f"  the network shipped until 2026-12-06 at the root: the studies below ran with it) at")
     add(f"  {SZERO_NODES:,} nodes a move, {szero_rating} (`szero scale rate`, 100 games against each anchor it")
     add("  met; `docs/research/restrictions-szero/scale-rating.json`). At 1 s a move it is stronger (the version")
     add("  before the learned evaluation stood at +641 [+523, +759] at 1 s, BENCHMARKS.md).")
     add("- **Restriction costs**: the same engine and depth, barred from one gating choice, against itself")
     add("  unrestricted (`docs/research/restrictions.md`, 200 games a row, 199 of 200 distinct).")
-    add("- **The value of gating**: Fairy-Stockfish's search (depth 10), szero's shipped network and szero's")
+    add("- **The value of gating**: Fairy-Stockfish's search (depth 10), szero's network shipped until 2026-12-06 and szero's")
     add(f"  default play mode ({SZERO_NODES:,} nodes a move) valuing the same moves with and without their gates")
     add("  (`docs/research/gating-value.md`).")
     add("- **The entry rules**: no other engine plays the two alternative rules. Baseline search")
