@@ -4,6 +4,7 @@ use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
 mod cmd;
+mod outage;
 mod pipeline;
 mod startup;
 // From the package's library (src/lib.rs): `crate::config::...` paths keep working.

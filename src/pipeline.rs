@@ -15,6 +15,7 @@
 //! The generation of the best network is the number of claims (`runstore::Ledger::best`).
 
 use crate::config::RunConfig;
+use crate::outage::{Outage, Publisher, FINAL_PAUSE, FINAL_TRIES};
 use anyhow::{Context, Result};
 use eval::config::PromotionConfig;
 use eval::matches::Progress;
@@ -251,17 +252,23 @@ fn selfplay_stage(
     let evaluator = load(first, &best)?;
     eprintln!("szero run: self-play network: {}", evaluator.describe());
     let network = SwappableNetwork::new(first, evaluator);
+    // A store that stops answering for a while does not stop the games: their files wait
+    // in the mirror and go up when it answers again.
+    let mut publisher = Publisher::new(store, "szero run: self-play");
     let mut writer = ShardWriter::new(&run.shards(), &name, cfg.selfplay.games_per_shard, cfg.run.pgn)?
-        .on_written(|path| store.publish(path).map_err(std::io::Error::other));
+        .on_written(|path| publisher.publish(path).map_err(std::io::Error::other));
     let opts = RunOptions { games: usize::MAX, generation: first, seed };
     let played = AtomicBool::new(false);
     let mut last = (Instant::now(), (0u64, 0u64));
     std::thread::scope(|s| -> Result<()> {
         let watcher = s.spawn(|| -> Result<()> {
             let mut current = first;
+            let mut outage = Outage::new("szero run: self-play's network watcher");
             while !stop.load(Ordering::Relaxed) && !played.load(Ordering::Relaxed) {
                 sleep_unless(stop, poll_interval(store));
-                let (latest, path) = store.ledger().best()?;
+                let Some((latest, path)) = outage.ride(store.ledger().best().map_err(anyhow::Error::from))? else {
+                    continue;
+                };
                 if latest != current {
                     network.replace(latest, load(latest, &path)?);
                     current = latest;
@@ -297,7 +304,9 @@ fn selfplay_stage(
         played.store(true, Ordering::Relaxed);
         let watched = watcher.join().map_err(|_| anyhow::anyhow!("network watcher panicked"))?;
         result.and(watched)
-    })
+    })?;
+    drop(writer);
+    publisher.finish(FINAL_TRIES, FINAL_PAUSE)
 }
 
 /// Self-play statistics of the last games to TensorBoard.
@@ -360,6 +369,7 @@ fn train_stage(cfg: &RunConfig, store: &Run, status: &Status, stop: &AtomicBool)
         &cfg.network.net_config(),
         Box::new(|w| eprintln!("szero run: trainer: {w}")),
     )?;
+    let mut outage = Outage::new("szero run: trainer");
     while !stop.load(Ordering::Relaxed) {
         let chunk = match cfg.run.max_steps {
             0 => cfg.run.train_chunk_steps,
@@ -370,18 +380,22 @@ fn train_stage(cfg: &RunConfig, store: &Run, status: &Status, stop: &AtomicBool)
             // candidate of this step (written here when the step is off candidate_every).
             if !run.candidate(trainer.step()).exists() {
                 trainer.write_candidate()?;
-                store.push(&run.candidates())?;
             }
+            outage.ride(store.push(&run.candidates()).map_err(anyhow::Error::from))?;
             *status.trainer_note.lock().unwrap_or_else(|p| p.into_inner()) = "max_steps reached".into();
             status.train_step.store(trainer.step(), Ordering::Relaxed);
             sleep_unless(stop, Duration::from_secs(1));
             continue;
         }
-        // Games of workers elsewhere (a mirrored run), then the candidates this wrote.
-        store.pull(&run.shards())?;
+        // Games of workers elsewhere (a mirrored run), then the candidates this wrote and
+        // its checkpoint. While the store does not answer, it trains on the games it has;
+        // what it writes goes up once the store answers (pushes upload what it lacks).
+        outage.ride(store.pull(&run.shards()).map_err(anyhow::Error::from))?;
         let report = trainer.train_steps(chunk, stop)?;
-        store.push(&run.candidates())?;
-        upload_checkpoint(store, cfg.train.keep_checkpoints)?;
+        let pushed = store.push(&run.candidates()).map_err(anyhow::Error::from);
+        if outage.ride(pushed)?.is_some() {
+            outage.ride(upload_checkpoint(store, cfg.train.keep_checkpoints))?;
+        }
         status.train_step.store(trainer.step(), Ordering::Relaxed);
         status.samples_trained.store(trainer.samples_trained(), Ordering::Relaxed);
         match report.reason {
@@ -403,24 +417,35 @@ fn train_stage(cfg: &RunConfig, store: &Run, status: &Status, stop: &AtomicBool)
 fn promotion_stage(cfg: &RunConfig, store: &Run, status: &Status, stop: &AtomicBool) -> Result<()> {
     let run = store.layout();
     let mut tb = TbWriter::open(run.tensorboard("promotion")).ok();
+    // While the store does not answer, the stage waits and starts its step again (a
+    // promotion cut short is completed by the ledger: `Ledger::complete`).
+    let mut outage = Outage::new("szero run: promotion");
     while !stop.load(Ordering::Relaxed) {
-        // Promotions by other stages of the run, and the trainer's new candidates.
-        store.ledger().complete()?;
-        let generation = u64::from(store.ledger().best()?.0);
-        status.generation.store(generation, Ordering::Relaxed);
-        if cfg.run.max_generations > 0 && generation >= u64::from(cfg.run.max_generations) {
-            // `max_generations` is exact: no candidate is tested past it (the status loop,
-            // which also stops the run there, looks only a few times a second, and a small
-            // network can be promoted several times between its looks).
-            stop.store(true, Ordering::Relaxed);
-            break;
-        }
-        let Some(candidate) = store.ledger().next_candidate()? else {
-            sleep_unless(stop, Duration::from_secs(2));
+        let step = || -> Result<Option<(PathBuf, PromotionDecision)>> {
+            // Promotions by other stages of the run, and the trainer's new candidates.
+            store.ledger().complete()?;
+            let generation = u64::from(store.ledger().best()?.0);
+            status.generation.store(generation, Ordering::Relaxed);
+            if cfg.run.max_generations > 0 && generation >= u64::from(cfg.run.max_generations) {
+                // `max_generations` is exact: no candidate is tested past it (the status loop,
+                // which also stops the run there, looks only a few times a second, and a small
+                // network can be promoted several times between its looks).
+                stop.store(true, Ordering::Relaxed);
+                return Ok(None);
+            }
+            let Some(candidate) = store.ledger().next_candidate()? else {
+                sleep_unless(stop, Duration::from_secs(2));
+                return Ok(None);
+            };
+            // The one promotion step, as `szero promote --run` takes it.
+            let decision = promotion_step(store, &candidate, None, &cfg.promotion, stop, &mut |_| {})?;
+            Ok(Some((candidate, decision)))
+        };
+        let Some(stepped) = outage.ride(step())? else {
+            sleep_unless(stop, Duration::from_secs(5));
             continue;
         };
-        // The one promotion step, as `szero promote --run` takes it.
-        let decision = promotion_step(store, &candidate, None, &cfg.promotion, stop, &mut |_| {})?;
+        let Some((candidate, decision)) = stepped else { continue };
         if decision.aborted {
             break;
         }

@@ -103,6 +103,13 @@ pub enum LedgerError {
     OutsideRun { path: PathBuf },
 }
 
+impl LedgerError {
+    /// The run's store did not answer ([`StoreError::is_unreachable`]).
+    pub fn is_unreachable(&self) -> bool {
+        matches!(self, LedgerError::Store(e) if e.is_unreachable())
+    }
+}
+
 fn io_at(path: &Path) -> impl Fn(std::io::Error) -> LedgerError + '_ {
     move |error| LedgerError::Io { path: path.to_path_buf(), error }
 }

@@ -1,6 +1,7 @@
 //! `szero selfplay`: play games with a network (or a fresh random one) and write shards.
 
 use crate::config::RunConfig;
+use crate::outage::{Publisher, FINAL_PAUSE, FINAL_TRIES};
 use anyhow::Result;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -70,11 +71,13 @@ pub fn run(args: SelfplayArgs) -> Result<ExitCode> {
         Some(run) if run.is_mirrored() => format!("gen{:04}-{}", args.generation, runstore::temp::host_name()),
         _ => format!("gen{:04}", args.generation),
     };
-    let mut writer =
-        ShardWriter::new(&out, &prefix, cfg.selfplay.games_per_shard, args.pgn)?.on_written(|path| match &run {
-            Some(run) => run.publish(path).map_err(std::io::Error::other),
+    let mut publisher = run.as_ref().map(|run| Publisher::new(run, "szero selfplay"));
+    let mut writer = ShardWriter::new(&out, &prefix, cfg.selfplay.games_per_shard, args.pgn)?.on_written(|path| {
+        match publisher.as_mut() {
+            Some(publisher) => publisher.publish(path).map_err(std::io::Error::other),
             None => Ok(()),
-        });
+        }
+    });
     let bar = ProgressBar::new(args.games as u64);
     bar.set_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} games {elapsed} | {msg}").expect("valid template"),
@@ -91,6 +94,11 @@ pub fn run(args: SelfplayArgs) -> Result<ExitCode> {
     });
     bar.finish();
     result?;
+    let shards_written = writer.shards_written();
+    drop(writer);
+    if let Some(publisher) = publisher {
+        publisher.finish(FINAL_TRIES, FINAL_PAUSE)?;
+    }
     println!("{}", status_line(&stats, start.elapsed().as_secs_f64()));
     if let Some((calls, rows)) = evaluator.batch_stats() {
         println!(
@@ -100,7 +108,7 @@ pub fn run(args: SelfplayArgs) -> Result<ExitCode> {
             rows as f64 / start.elapsed().as_secs_f64().max(1e-9)
         );
     }
-    println!("wrote {} shard(s) to {}", writer.shards_written(), out.display());
+    println!("wrote {shards_written} shard(s) to {}", out.display());
     Ok(ExitCode::SUCCESS)
 }
 

@@ -37,8 +37,12 @@ impl ObjectInfo {
 pub enum StoreError {
     #[error(transparent)]
     Address(#[from] AddressError),
-    #[error("{address}: the object store cannot be reached after {attempts} attempts ({detail}); check AWS_ENDPOINT_URL and that the server runs")]
-    Unreachable { address: String, attempts: usize, detail: String },
+    /// The request got no answer, or none but a transport error, through all its retries
+    /// (`detail` is `object_store`'s account: how many retries over how long).
+    #[error(
+        "{address}: the object store cannot be reached ({detail}); check AWS_ENDPOINT_URL and that the server runs"
+    )]
+    Unreachable { address: String, detail: String },
     #[error("{address}: the object store refused the credentials ({detail}); check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY")]
     Credentials { address: String, detail: String },
     #[error("{address}: bucket {bucket:?} does not exist (create it first)")]
@@ -51,6 +55,14 @@ pub enum StoreError {
     Io { location: String, source: std::io::Error },
     #[error("{location}: {detail}")]
     Other { location: String, detail: String },
+}
+
+impl StoreError {
+    /// The server did not answer: a condition that may pass (a restart, a lost
+    /// connection), unlike refused credentials or a missing bucket.
+    pub fn is_unreachable(&self) -> bool {
+        matches!(self, StoreError::Unreachable { .. })
+    }
 }
 
 /// A run's objects. Cheap to share between threads (`&Store` is `Sync`).

@@ -93,7 +93,7 @@ impl S3 {
         }
         let unreachable = ["error sending request", "onnect", "timed out", "Timeout", "dns error", "after"];
         if matches!(e, object_store::Error::Generic { .. }) && unreachable.iter().any(|u| detail.contains(u)) {
-            return StoreError::Unreachable { address, attempts: RETRIES + 1, detail: short(&detail) };
+            return StoreError::Unreachable { address, detail: short(&detail) };
         }
         StoreError::Other { location: format!("{}/{key}", self.address), detail: short(&detail) }
     }
