@@ -35,6 +35,24 @@ fn s3_run() -> Option<RunAddress> {
     Some(RunAddress::S3 { bucket, prefix: format!("e2e/workers-{}-{stamp}-{n}", std::process::id()) })
 }
 
+/// The harness's own reads of the store, patient with a server that stops answering for a
+/// while (a short radosgw stall here once outlasted the run store's 30 s of retries): the
+/// stages under test ride such outages out, and the checks of their work should too. Any
+/// other error, or silence past three minutes, fails the test.
+fn patient<T>(mut read: impl FnMut() -> Result<T, runstore::StoreError>) -> T {
+    let start = Instant::now();
+    loop {
+        match read() {
+            Ok(value) => return value,
+            Err(e) if e.is_unreachable() && start.elapsed() < Duration::from_secs(180) => {
+                eprintln!("the test's store read: {e}; trying again");
+                std::thread::sleep(Duration::from_secs(2));
+            }
+            Err(e) => panic!("the test's store read: {e}"),
+        }
+    }
+}
+
 fn worker(reaper: &Reaper, address: &RunAddress, mirror: &Path, args: &[&str]) -> Child {
     let child = Command::new(SZERO)
         .arg("worker")
@@ -65,9 +83,7 @@ fn wait_for(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
 
 fn shards_in_store(store: &Store, worker: &str) -> usize {
     let prefix = format!("selfplay-{worker}-");
-    store
-        .list("shards")
-        .unwrap()
+    patient(|| store.list("shards"))
         .iter()
         .filter(|o| o.name().starts_with(&prefix) && o.name().ends_with(".shard"))
         .count()
@@ -100,9 +116,7 @@ fn worker_processes_on_an_s3_run_survive_kills() {
     // again on another machine (a fresh mirror): it resumes from the store's checkpoint,
     // never going back a step.
     let committed = || {
-        store
-            .list("trainer/committed")
-            .unwrap()
+        patient(|| store.list("trainer/committed"))
             .iter()
             .filter_map(|o| o.name().strip_prefix("step-")?.parse().ok())
             .max()
@@ -115,7 +129,7 @@ fn worker_processes_on_an_s3_run_survive_kills() {
     finish(a, Duration::from_secs(300));
     finish(b, Duration::from_secs(300));
     finish(c, Duration::from_secs(300));
-    let claims = || store.list("gate/promotions").unwrap().len();
+    let claims = || patient(|| store.list("gate/promotions")).len();
     wait_for("two promotions", Duration::from_secs(300), || claims() >= 2);
     wait_for("a checkpoint after the restart", Duration::from_secs(120), || trainer_step(&mirror("trainer2")) > before);
     terminate(train);
@@ -128,11 +142,11 @@ fn worker_processes_on_an_s3_run_survive_kills() {
     assert!(first.is_some_and(|s| s > before), "first candidate after the restart {first:?}, checkpoint {before}");
 
     // Every shard in the store is whole, and no two hold the same games.
-    let shards: Vec<_> = store.list("shards").unwrap().into_iter().filter(|o| o.key.ends_with(".shard")).collect();
+    let shards: Vec<_> = patient(|| store.list("shards")).into_iter().filter(|o| o.key.ends_with(".shard")).collect();
     let mut seen = HashSet::new();
     let scratch = dir.path().join("check.shard");
     for o in &shards {
-        assert!(store.download(&o.key, &scratch).unwrap());
+        assert!(patient(|| store.download(&o.key, &scratch)));
         let games = selfplay::shard::read(&scratch).unwrap_or_else(|e| panic!("{}: torn shard: {e}", o.key));
         assert!(!games.is_empty());
         for g in &games {
@@ -152,7 +166,8 @@ fn worker_processes_on_an_s3_run_survive_kills() {
     assert!(shards_in_store(&store, "b") > 32 / 8 && shards_in_store(&store, "c") > 16 / 8);
 
     // Claims are generations 1..N, each promoted exactly once in the promotion log.
-    let gens: Vec<String> = store.list("gate/promotions").unwrap().into_iter().map(|o| o.name().to_string()).collect();
+    let gens: Vec<String> =
+        patient(|| store.list("gate/promotions")).into_iter().map(|o| o.name().to_string()).collect();
     let expected: Vec<String> = (1..=gens.len()).map(|g| format!("gen-{g:06}.json")).collect();
     assert_eq!(gens, expected);
     let log = common::promotion_log(&mirror("gate")).unwrap();
@@ -161,11 +176,11 @@ fn worker_processes_on_an_s3_run_survive_kills() {
     assert_eq!(promoted.iter().collect::<HashSet<_>>().len(), promoted.len(), "a candidate promoted twice");
     for d in log.iter().filter(|d| d.promoted) {
         let key = d.network.as_deref().expect("a promotion names its network in the run");
-        assert!(store.get(key).unwrap().is_some(), "{key} promoted but not in the store");
+        assert!(patient(|| store.get(key)).is_some(), "{key} promoted but not in the store");
     }
     // Every decision is recorded in the store too, and a gate on a fresh mirror rebuilds
     // the same log from the store.
-    assert_eq!(store.list("gate/decisions").unwrap().len(), log.len(), "{log:?}");
+    assert_eq!(patient(|| store.list("gate/decisions")).len(), log.len(), "{log:?}");
     let fresh = runstore::Run::open(&address, Some(&mirror("gate2"))).unwrap();
     fresh.ledger().complete().unwrap();
     let rebuilt = common::promotion_log(&mirror("gate2")).unwrap();
@@ -176,9 +191,9 @@ fn worker_processes_on_an_s3_run_survive_kills() {
     assert_eq!(summary(&rebuilt), summary(&log));
     // The run's reference files came from the first process, once.
     for key in ["config.toml", "initial.safetensors"] {
-        assert!(store.get(key).unwrap().is_some(), "{key}");
+        assert!(patient(|| store.get(key)).is_some(), "{key}");
     }
-    assert_eq!(store.list("sessions").unwrap().len(), 2, "the trainer's two starts");
+    assert_eq!(patient(|| store.list("sessions")).len(), 2, "the trainer's two starts");
 
     // The ladder and the gating report read the run from the store on a fresh mirror.
     let ladder_out = dir.path().join("ladder-out");
@@ -227,7 +242,7 @@ fn single_stage_commands_on_an_s3_run() {
         (out.status.success(), stderr)
     };
     let names =
-        |prefix: &str| -> Vec<String> { store.list(prefix).unwrap().iter().map(|o| o.name().to_string()).collect() };
+        |prefix: &str| -> Vec<String> { patient(|| store.list(prefix)).iter().map(|o| o.name().to_string()).collect() };
 
     let (ok, err) = szero("selfplay", &["selfplay", "--games", "12"]);
     assert!(ok, "{err}");
@@ -254,7 +269,7 @@ fn single_stage_commands_on_an_s3_run() {
         szero("gate", &["promote", "--mode", "always", "--candidate", "candidates/step-000000003.safetensors"]);
     assert!(ok, "{err}");
     assert_eq!(names("gate/promotions"), ["gen-000001.json"]);
-    let claim = store.get("gate/promotions/gen-000001.json").unwrap().unwrap();
+    let claim = patient(|| store.get("gate/promotions/gen-000001.json")).unwrap();
     let claim: serde_json::Value = serde_json::from_slice(&claim).unwrap();
     assert_eq!(claim["network"], "candidates/step-000000003.safetensors");
     let decisions = names("gate/decisions");
@@ -309,8 +324,8 @@ fn a_run_from_before_the_rename_resumes_from_the_store() {
     assert!(err.contains("[gate] table is now called [promotion]"), "{err}");
     assert!(err.contains("resuming from the store's checkpoint of step 44"), "{err}");
     let claims: Vec<String> =
-        store.list("gate/promotions").unwrap().into_iter().map(|o| o.name().to_string()).collect();
+        patient(|| store.list("gate/promotions")).into_iter().map(|o| o.name().to_string()).collect();
     assert_eq!(claims, ["gen-000001.json", "gen-000002.json"]);
-    let decisions = store.list("gate/decisions").unwrap();
+    let decisions = patient(|| store.list("gate/decisions"));
     assert!(decisions.len() >= 2, "the old decision and the new promotion are recorded: {decisions:?}");
 }
