@@ -49,8 +49,8 @@ impl S3 {
         let mut builder = AmazonS3Builder::from_env().with_bucket_name(bucket).with_retry(retry);
         // A hung server must fail a request, not a stage: time limits unless the user set them.
         // Idle pooled connections are dropped well before servers close them (radosgw's
-        // beast after 65 s of silence by default, load balancers often after 60 s), so no request is sent on a
-        // connection the server is closing.
+        // beast after 65 s of silence by default, load balancers often after 60 s), so no
+        // request is sent on a connection the server is closing.
         for (key, var, value) in [
             (ClientConfigKey::ConnectTimeout, "AWS_CONNECT_TIMEOUT", "5s"),
             (ClientConfigKey::Timeout, "AWS_TIMEOUT", "120s"),
