@@ -110,8 +110,14 @@ class Page:
         expect(self.page.locator("#picker")).to_be_visible()
         return self.page.locator("#picker-options button").evaluate_all("bs => bs.map(b => b.dataset.uci)")
 
+    def settle(self):
+        """Waits until no position request is on its way (a change of the engine's side
+        sends one)."""
+        self.page.wait_for_function("() => window.szero.pending === 0")
+
     def new_game_from_fen(self, fen):
         self.page.select_option("#engine-side", "none")
+        self.settle()
         self.page.fill("#fen", fen)
         self.page.click("#set-fen")
         self.page.wait_for_function(
@@ -217,6 +223,7 @@ def main():
 
             def bad_fen_shows_its_error():
                 page.select_option("#engine-side", "none")
+                ui.settle()
                 before = ui.state()["line"]
                 page.fill("#fen", "rnbqkbnr/pppppppp/8/8 w - - 0 1")
                 page.click("#set-fen")

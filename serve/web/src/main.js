@@ -156,7 +156,8 @@ async function refresh() {
   clearAnalysis();
   drawHands(view);
   drawHistory();
-  $('fen').value = view.fen;
+  // Not while the user is typing a FEN there: a position landing then would replace it.
+  if (document.activeElement !== $('fen')) $('fen').value = view.fen;
   $('status').textContent = statusText(view);
   $('status').dataset.turn = view.turn;
   $('status').dataset.outcome = view.outcome ? view.outcome.result : '';
