@@ -370,6 +370,13 @@ fn train_stage(cfg: &RunConfig, store: &Run, status: &Status, stop: &AtomicBool)
         Box::new(|w| eprintln!("szero run: trainer: {w}")),
     )?;
     let mut outage = Outage::new("szero run: trainer");
+    // Candidates and checkpoints to the store; false while it does not answer (then
+    // `behind` until a later try gets them there).
+    let publish = |outage: &mut Outage| -> Result<bool> {
+        let pushed = outage.ride(store.push(&run.candidates()).map_err(anyhow::Error::from))?;
+        Ok(pushed.is_some() && outage.ride(upload_checkpoint(store, cfg.train.keep_checkpoints))?.is_some())
+    };
+    let mut behind = false;
     while !stop.load(Ordering::Relaxed) {
         let chunk = match cfg.run.max_steps {
             0 => cfg.run.train_chunk_steps,
@@ -380,8 +387,11 @@ fn train_stage(cfg: &RunConfig, store: &Run, status: &Status, stop: &AtomicBool)
             // candidate of this step (written here when the step is off candidate_every).
             if !run.candidate(trainer.step()).exists() {
                 trainer.write_candidate()?;
+                behind = true;
             }
-            outage.ride(store.push(&run.candidates()).map_err(anyhow::Error::from))?;
+            if behind && outage.due() {
+                behind = !publish(&mut outage)?;
+            }
             *status.trainer_note.lock().unwrap_or_else(|p| p.into_inner()) = "max_steps reached".into();
             status.train_step.store(trainer.step(), Ordering::Relaxed);
             sleep_unless(stop, Duration::from_secs(1));
@@ -392,10 +402,7 @@ fn train_stage(cfg: &RunConfig, store: &Run, status: &Status, stop: &AtomicBool)
         // what it writes goes up once the store answers (pushes upload what it lacks).
         outage.ride(store.pull(&run.shards()).map_err(anyhow::Error::from))?;
         let report = trainer.train_steps(chunk, stop)?;
-        let pushed = store.push(&run.candidates()).map_err(anyhow::Error::from);
-        if outage.ride(pushed)?.is_some() {
-            outage.ride(upload_checkpoint(store, cfg.train.keep_checkpoints))?;
-        }
+        behind = !publish(&mut outage)?;
         status.train_step.store(trainer.step(), Ordering::Relaxed);
         status.samples_trained.store(trainer.samples_trained(), Ordering::Relaxed);
         match report.reason {
