@@ -101,8 +101,8 @@ impl Outage {
     }
 
     /// Whether to try the store now: always, unless it failed to answer less than the
-    /// pause between tries ago ([`RETRY_EVERY`]; each try of a silent store costs up to `runstore`'s 30 s of
-    /// retries, time a stage would otherwise spend on its work).
+    /// pause between tries ago ([`RETRY_EVERY`]; each try of a silent store costs up to
+    /// `runstore`'s 30 s of retries, time a stage would otherwise spend on its work).
     pub fn due(&self) -> bool {
         self.failed.is_none_or(|t| t.elapsed() >= self.retry_every)
     }

@@ -377,6 +377,13 @@ fn train_stage(cfg: &RunConfig, store: &Run, status: &Status, stop: &AtomicBool)
         Ok(pushed.is_some() && outage.ride(upload_checkpoint(store, cfg.train.keep_checkpoints))?.is_some())
     };
     let mut behind = false;
+    // A silent store is tried again only once `Outage::due` (each try costs up to 30 s).
+    let catch_up = |outage: &mut Outage, behind: &mut bool| -> Result<()> {
+        if *behind && outage.due() {
+            *behind = !publish(outage)?;
+        }
+        Ok(())
+    };
     while !stop.load(Ordering::Relaxed) {
         let chunk = match cfg.run.max_steps {
             0 => cfg.run.train_chunk_steps,
@@ -389,9 +396,7 @@ fn train_stage(cfg: &RunConfig, store: &Run, status: &Status, stop: &AtomicBool)
                 trainer.write_candidate()?;
                 behind = true;
             }
-            if behind && outage.due() {
-                behind = !publish(&mut outage)?;
-            }
+            catch_up(&mut outage, &mut behind)?;
             *status.trainer_note.lock().unwrap_or_else(|p| p.into_inner()) = "max_steps reached".into();
             status.train_step.store(trainer.step(), Ordering::Relaxed);
             sleep_unless(stop, Duration::from_secs(1));
@@ -400,9 +405,12 @@ fn train_stage(cfg: &RunConfig, store: &Run, status: &Status, stop: &AtomicBool)
         // Games of workers elsewhere (a mirrored run), then the candidates this wrote and
         // its checkpoint. While the store does not answer, it trains on the games it has;
         // what it writes goes up once the store answers (pushes upload what it lacks).
-        outage.ride(store.pull(&run.shards()).map_err(anyhow::Error::from))?;
+        if outage.due() {
+            outage.ride(store.pull(&run.shards()).map_err(anyhow::Error::from))?;
+        }
         let report = trainer.train_steps(chunk, stop)?;
-        behind = !publish(&mut outage)?;
+        behind = true;
+        catch_up(&mut outage, &mut behind)?;
         status.train_step.store(trainer.step(), Ordering::Relaxed);
         status.samples_trained.store(trainer.samples_trained(), Ordering::Relaxed);
         match report.reason {
