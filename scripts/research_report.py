@@ -29,15 +29,20 @@ def rows(*p):
         return list(csv.DictReader(f))
 
 
-def score_interval(w, d, l):
-    """Mean score and its 95% interval from independent games' W/D/L (trinomial)."""
+def score_se(w, d, l):
+    """Mean score and its standard error from independent games' W/D/L (trinomial)."""
     n = w + d + l
     if n == 0:
-        return float("nan"), float("nan"), float("nan")
+        return float("nan"), float("nan")
     mu = (w + 0.5 * d) / n
     var = (w * (1 - mu) ** 2 + d * (0.5 - mu) ** 2 + l * mu**2) / n
-    half = Z * math.sqrt(var / n)
-    return mu, max(0.0, mu - half), min(1.0, mu + half)
+    return mu, math.sqrt(var / n)
+
+
+def score_interval(w, d, l):
+    """Mean score and its 95% interval from independent games' W/D/L (trinomial)."""
+    mu, se = score_se(w, d, l)
+    return mu, max(0.0, mu - Z * se), min(1.0, mu + Z * se)
 
 
 def share_interval(k, n):
@@ -145,6 +150,17 @@ def entry_rules_tables(add, study):
     add("")
 
 
+def late_generations(gens):
+    """A run's self-play over the last third of its generations (the first are near-random
+    play), from its gating report's generations.csv: ("FIRST-LAST", games, mean) where
+    mean(column) is the column's mean over those games."""
+    last = max(int(g["generation"]) for g in gens)
+    late = [g for g in gens if int(g["generation"]) * 3 >= last * 2]
+    n = sum(int(g["games"]) for g in late)
+    first = min(int(g["generation"]) for g in late)
+    return f"{first}-{last}", n, lambda key: sum(float(g[key]) * int(g["games"]) for g in late) / n
+
+
 MATERIAL_TERMS = {
     "default": "the default: a piece in hand counts in full while it can enter",
     "hand-entered": "`hand-entered`: a piece in hand counts nothing until it enters",
@@ -200,13 +216,9 @@ def material_terms(add):
     add("| variant | seed | games | E entered | H entered | E mean entry move | H mean entry move | sides with neither entered |")
     add("|---|---|---|---|---|---|---|---|")
     for v, s in runs:
-        gens = rows("docs", "research", "material-terms", f"{v}-s{s}", "generations.csv")
-        last = max(int(g["generation"]) for g in gens)
-        late = [g for g in gens if int(g["generation"]) * 3 >= last * 2]
-        n = sum(int(g["games"]) for g in late)
-        w = lambda key: sum(float(g[key]) * int(g["games"]) for g in late) / n
+        late, n, w = late_generations(rows("docs", "research", "material-terms", f"{v}-s{s}", "generations.csv"))
         sides = 2 * n
-        add(f"| {v} | {s} | {n} (generations {min(int(g['generation']) for g in late)}-{last}) | "
+        add(f"| {v} | {s} | {n} (generations {late}) | "
             f"{pct(share_interval(round(w('E entered') * sides), sides))} | "
             f"{pct(share_interval(round(w('H entered') * sides), sides))} | "
             f"{w('E mean move'):.1f} | {w('H mean move'):.1f} | {100 * w('neither'):.1f}% |")
@@ -234,6 +246,111 @@ def material_terms(add):
     if len(seeds) < 2:
         budget += f"; one seed ({seeds[0]}) of the two the issue asks for"
     return budget
+
+
+ENTRY_RULES = ("seirawan", "seirawan-forced", "seirawan-placement")
+# Student's t, 97.5% quantile, by degrees of freedom: the spread between a few seeds.
+T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
+
+
+def entry_rules_learned(add):
+    """The entry rules compared by learning (`scripts/entry-rules`, `docs/research/entry-rules/`):
+    each (rule, seed) run's self-play over its last third of generations, then each
+    alternative rule minus the standard one, seed by seed (the two runs' games are
+    independent, so their variances add) and as the mean over the seeds both rules have.
+    Returns (the budget, the runs still missing), or None when no run is measured yet."""
+    d = path("docs", "research", "entry-rules")
+    if not os.path.isfile(os.path.join(d, "study.json")):
+        return None
+    meta = json.load(open(os.path.join(d, "study.json")))
+    runs = {}
+    for f in sorted(os.listdir(d)):
+        name = f[: -len(".json")]
+        if not f.endswith(".json") or "." in name or "-s" not in name:
+            continue
+        rule, seed = name.rsplit("-s", 1)
+        if rule not in ENTRY_RULES or not os.path.isfile(os.path.join(d, name, "generations.csv")):
+            continue
+        late, n, mean = late_generations(rows("docs", "research", "entry-rules", name, "generations.csv"))
+        draws = mean("draw share")
+        wins = round(n * (mean("white score") - draws / 2))
+        ties = round(n * draws)
+        share = lambda p, m: (p, math.sqrt(p * (1 - p) / m))
+        vd = rows("docs", "research", "entry-rules", name, "variants.csv")[0]
+        runs[(rule, int(seed))] = {
+            "reached": json.load(open(os.path.join(d, f))),
+            "late": late,
+            "games": n,
+            "all": (int(vd["games"]), int(vd["distinct"])),
+            "white": score_se(wins, ties, n - wins - ties),
+            "draws": share(draws, n),
+            "E never": share(1 - mean("E entered"), 2 * n),
+            "H never": share(1 - mean("H entered"), 2 * n),
+            "moves": (mean("E mean move"), mean("H mean move")),
+            "match": os.path.join(d, f"{name}.mcts-material.json"),
+        }
+    if not runs:
+        return None
+    budget = f"{meta['steps']:,} trainer steps"
+    seeds = sorted({s for _, s in runs})
+    add("")
+    add(f"**Learnt from zero**, each rule for {budget} a seed with `configs/default.toml` (a budget of")
+    add("samples, so what a run learns does not depend on the machine's load; the minutes are those of this")
+    add("2-core machine), every rule's network learning its own rule only. Its self-play over the last third")
+    add("of its generations (the first are near-random play); each network also played `mcts-material` (200")
+    add(f"playouts each) under its own rule, {meta['games']} games, each opening with both colours;"
+        f" `scripts/entry-rules {' '.join(map(str, seeds))}`, `docs/research/entry-rules/`:")
+    add("")
+    add("| rule | seed | minutes | against mcts-material | self-play games (generations) | of them distinct, all generations "
+        "| white score [95%] | draws | E / H never entered | mean entry move E / H |")
+    add("|---|---|---|---|---|---|---|---|---|---|")
+    for (rule, s), r in sorted(runs.items(), key=lambda x: (x[0][1], ENTRY_RULES.index(x[0][0]))):
+        vs = "not measured yet"
+        if os.path.exists(r["match"]):
+            m = json.load(open(r["match"]))
+            vs = f"{100 * m['score']:.1f}%, {m['elo']['elo']:+.0f} [{m['elo']['elo_lo']:+.0f}, {m['elo']['elo_hi']:+.0f}]"
+        (p, se), (dr, _), (e, _), (h, _) = r["white"], r["draws"], r["E never"], r["H never"]
+        add(f"| {rule} | {s} | {r['reached']['minutes']:.0f} | {vs} | {r['games']} ({r['late']}) | "
+            f"{r['all'][1]} of {r['all'][0]} | {100 * p:.1f}% [{100 * (p - Z * se):.1f}, {100 * (p + Z * se):.1f}] | "
+            f"{100 * dr:.1f}% | {100 * e:.1f}% / {100 * h:.1f}% | {r['moves'][0]:.1f} / {r['moves'][1]:.1f} |")
+    add("")
+    keys = ("white", "draws", "E never", "H never")
+    pairs = [(v, s) for v in ENTRY_RULES[1:] for s in seeds if (v, s) in runs and ("seirawan", s) in runs]
+    if pairs:
+        add("Each alternative rule minus the standard one of the same seed (percentage points, 95% interval from")
+        add("the two runs' games), and the mean over the seeds measured: its interval is the wider of the games'")
+        add("and the seeds' spread (Student's t over the seeds), for a seed changes what a run learns:")
+        add("")
+        add("| rule | seed | white score | draws | E never entered | H never entered |")
+        add("|---|---|---|---|---|---|")
+        cell = lambda x, half: f"{100 * x:+.1f} [{100 * (x - half):+.1f}, {100 * (x + half):+.1f}]"
+        for v in ENTRY_RULES[1:]:
+            diffs = {k: [] for k in keys}
+            for s in seeds:
+                if (v, s) not in pairs:
+                    continue
+                row = []
+                for k in keys:
+                    (pa, sa), (pb, sb) = runs[(v, s)][k], runs[("seirawan", s)][k]
+                    diffs[k].append((pa - pb, math.hypot(sa, sb)))
+                    row.append(cell(pa - pb, Z * math.hypot(sa, sb)))
+                add(f"| {v} | {s} | " + " | ".join(row) + " |")
+            k_seeds = len(diffs["white"])
+            if k_seeds >= 2:
+                row = []
+                for k in keys:
+                    xs = [x for x, _ in diffs[k]]
+                    mean = sum(xs) / k_seeds
+                    spread = math.sqrt(sum((x - mean) ** 2 for x in xs) / (k_seeds - 1) / k_seeds)
+                    games = math.sqrt(sum(se * se for _, se in diffs[k])) / k_seeds
+                    row.append(cell(mean, max(T975.get(k_seeds - 1, Z) * spread, Z * games)))
+                add(f"| {v} | mean of {k_seeds} | " + " | ".join(row) + " |")
+        add("")
+    missing = [f"{v} (seed {s})" for s in seeds for v in ENTRY_RULES if (v, s) not in runs]
+    absent = [str(s) for s in range(1, 4) if s not in seeds]
+    if absent:
+        missing.append(f"seed{'s' if len(absent) > 1 else ''} {', '.join(absent)}")
+    return budget, missing
 
 
 SZERO_NODES = 10000
@@ -442,6 +559,7 @@ def main():
         add("the evaluation was fitted on games of the standard rule only), `docs/variant-strong/`:")
         add("")
         entry_rules_tables(add, "variant-strong")
+    learned = entry_rules_learned(add)
     terms = material_terms(add)
     add("## Not answered yet")
     add("")
@@ -455,9 +573,14 @@ def main():
         add("  (no material head, draws at the length limit): `scripts/ablate` variants `hand-entered` and")
         add("  `no-human-values`. The pieces' values from strong play are measured above; from a run's own games:")
         add("  `szero piece-values --run DIR`.")
-    if strong_rules:
-        add("- The entry rules compared by learning (`szero study`, 3 seeds a rule, 60 minutes each): not run; the")
-        add("  stronger play above is one fixed search whose evaluation was fitted on the standard rule's games.")
+    if learned:
+        budget, missing = learned
+        if missing:
+            add(f"- The entry rules compared by learning at {budget} a run (3 seeds a rule, about an hour each):")
+            add(f"  not run yet: {', '.join(missing)} (`scripts/entry-rules SEED` resumes).")
+    elif strong_rules:
+        add("- The entry rules compared by learning (`scripts/entry-rules`, 3 seeds a rule, about an hour each): not")
+        add("  run; the stronger play above is one fixed search whose evaluation was fitted on the standard rule's games.")
     else:
         add("- The entry rules on stronger play (3 seeds a rule, 60 minutes each): not run; the table above is")
         add("  baseline play only.")
