@@ -461,6 +461,35 @@ def main():
     add("")
     add("![entry moves](../gating-report-fairy-stockfish/entry_moves.svg)")
     add("")
+    sz = path("docs", "variant-strong", "seirawan", "entry.csv")
+    if os.path.exists(sz):
+        # szero's alpha-beta on the same question, from the entry rules' stronger-play study
+        # (its standard-rule games: the same 6 random opening plies, each opening once).
+        sz_entry = {(r["piece"], r["side"]): r for r in rows("docs", "variant-strong", "seirawan", "entry.csv")}
+        sv = rows("docs", "variant-strong", "seirawan", "variants.csv")[0]
+        add(f"Does szero bring them in the same way? Its alpha-beta over its learned evaluation at {SZERO_NODES:,}")
+        add(f"nodes a move (the default play mode at that count: {szero_rating}; far below depth {depth}), against itself")
+        add(f"over {int(sv['games']):,} games ({int(sv['distinct']):,} distinct), `docs/variant-strong/seirawan/`:")
+        add("")
+        add(f"| piece | never entered, szero | never entered, Fairy-Stockfish depth {depth} | difference, points [95%] "
+            "| median entry move (interquartile), szero |")
+        add("|---|---|---|---|---|")
+        for p, name in (("E", "Elephant"), ("H", "Hawk")):
+            a, b = sz_entry[(p, "both")], entry[(p, "both")]
+            na, nb = int(a["held"]), int(b["held"])
+            ka, kb = na - int(a["entered"]), nb - int(b["entered"])
+            pa, pb = ka / na, kb / nb
+            half = Z * math.sqrt(pa * (1 - pa) / na + pb * (1 - pb) / nb)
+            add(f"| {name} | {pct(share_interval(ka, na))} | {pct(share_interval(kb, nb))} | "
+                f"{100 * (pa - pb):+.1f} [{100 * (pa - pb - half):+.1f}, {100 * (pa - pb + half):+.1f}] | "
+                f"{a['median']} ({a['p25']}-{a['p75']}) |")
+        add("")
+        add("It enters both pieces about as early (the median move), but strands far more of them. A likely")
+        add("reason: the learned evaluation it searches with values a piece in hand that can still enter about as")
+        add("much as the same piece on the board (the fit's weights, `models/szero-default.eval.json`), so")
+        add("bringing one in earns it little until the last gating square is about to go. (The entry move is a")
+        add("median over the sides that entered the piece.)")
+        add("")
     add("## Which piece first, and behind what?")
     add("")
     b = first["both"]
