@@ -5,7 +5,8 @@ Reads the network probe's `value_moves.csv` (position FEN, gating move, the same
 without the gate, the network's value of each for the mover), asks Fairy-Stockfish for
 both moves at a fixed depth (`go depth D searchmoves MOVE`: the score of exactly that
 move, from the mover's view) and, with `--szero CMD`, `szero uci` (its default play mode:
-alpha-beta over the learned evaluation) at a fixed node count the same way, and writes every row with both valuations and a Markdown
+alpha-beta over the learned evaluation) the same way, at each `--szero-limit` (a node count, or
+1 s a move), and writes every row with every valuation and a Markdown
 report: the mean gain of gating over not gating, by the piece that leaves its square and
 by the hand piece, with 95% intervals from a bootstrap over positions (moves of one
 position are not independent), and how often the two valuations agree.
@@ -13,6 +14,9 @@ position are not independent), and how often the two valuations agree.
 
 import argparse
 import csv
+import hashlib
+import os
+import threading
 import json
 import math
 import random
@@ -43,40 +47,71 @@ def score(engine, fen, move, limit):
     return cp
 
 
-def valuate(jobs, limit, workers, cmd=("fairy-stockfish",)):
-    """An engine's score of each distinct (fen, move), on `workers` engines."""
+def valuate(jobs, limit, workers, cmd, found):
+    """An engine's score of each distinct (fen, move), on `workers` engines; `found(job,
+    cp)` is called with each score as it comes (from the workers' threads)."""
     chunks = [jobs[i::workers] for i in range(workers)]
 
     def run(chunk):
         e = Engine(cmd=cmd, options=[("Threads", 1), ("Hash", 16)])
         try:
-            return {(f, m): score(e, f, m, limit) for f, m in chunk}
+            for f, m in chunk:
+                found((f, m), score(e, f, m, limit))
         finally:
             e.close()
 
-    out = {}
     with ThreadPoolExecutor(workers) as pool:
-        for part in pool.map(run, chunks):
-            out.update(part)
-    return out
+        list(pool.map(run, chunks))
 
 
 def cached_scores(path, key, jobs, limit, workers, cmd, what):
     """Scores of `jobs` under `limit`, kept in `path` by `key` so that a rerun of the same
-    probe only searches what is new."""
+    probe only searches what is new. The file is rewritten every 100 scores, so a killed
+    run (1 s a move is most of an hour) resumes where it stopped."""
     try:
         cache = json.load(open(path))
     except (FileNotFoundError, ValueError):
         cache = {}
-    known = cache.get(key, {})
+    known = cache.setdefault(key, {})
     todo = [j for j in jobs if f"{j[0]}|{j[1]}" not in known]
     print(f"gating-value: {len(jobs)} {what} scores ({limit}), {len(todo)} of them to search", file=sys.stderr)
-    for (f, m), cp in valuate(todo, limit, workers, cmd).items() if todo else []:
-        known[f"{f}|{m}"] = cp
-    cache[key] = known
-    with open(path, "w") as f:
-        json.dump(cache, f, sort_keys=True)
+    lock = threading.Lock()
+
+    def save():
+        with open(path + ".part", "w") as f:
+            json.dump(cache, f, sort_keys=True)
+        os.replace(path + ".part", path)
+
+    def found(job, cp):
+        with lock:
+            known[f"{job[0]}|{job[1]}"] = cp
+            if len(known) % 100 == 0:
+                save()
+
+    if todo:
+        valuate(todo, limit, workers, cmd, found)
+    save()
     return {j: known[f"{j[0]}|{j[1]}"] for j in jobs}
+
+
+def szero_key(limit, root):
+    """The cache key of szero's scores under `limit`: the limit and what `szero uci` plays
+    with by default (the shipped network and learned evaluation, by content), so that
+    scores of an earlier shipped network are not mixed with a new one's."""
+    digest = hashlib.sha256()
+    for f in ("szero-default.safetensors", "szero-default.eval.json"):
+        digest.update(open(os.path.join(root, "models", f), "rb").read())
+    return f"{limit} {digest.hexdigest()[:12]}"
+
+
+def limit_words(limit):
+    """`nodes 10000` -> `10,000 nodes a move`, `movetime 1000` -> `1 s a move`."""
+    kind, n = limit.split()
+    if kind == "nodes":
+        return f"{int(n):,} nodes a move"
+    if kind == "movetime":
+        return f"{int(n) / 1000:g} s a move"
+    return limit
 
 
 def bootstrap(rows, stat, seed, reps=2000):
@@ -151,8 +186,14 @@ def main():
     ap.add_argument("--md", required=True)
     ap.add_argument("--command", default="scripts/gating-value")
     ap.add_argument("--szero", help="the szero binary: also value every move with `szero uci`'s default play mode")
-    ap.add_argument("--szero-nodes", type=int, default=10000)
+    ap.add_argument("--szero-limit", action="append", default=[],
+                    help="a UCI `go` limit for szero: `nodes N` or `movetime MS` (repeatable; default `nodes 10000`)")
     a = ap.parse_args()
+    for limit in a.szero_limit:
+        w = limit.split()
+        if len(w) != 2 or w[0] not in ("nodes", "movetime") or not w[1].isdigit() or int(w[1]) == 0:
+            sys.exit(f"gating-value: --szero-limit {limit!r}: expected `nodes N` or `movetime MS` (N, MS > 0)")
+    limits = a.szero_limit or ["nodes 10000"]
 
     rows = []
     with open(a.moves, newline="") as f:
@@ -176,31 +217,35 @@ def main():
     jobs = sorted({(r["fen"], r["move"]) for r in rows} | {(r["fen"], r["twin"]) for r in rows})
     print(f"gating-value: {len(rows)} gating moves in {len({r['fen'] for r in rows})} positions", file=sys.stderr)
     # The engines' scores are kept beside the results (fsf-scores.json by depth,
-    # szero-scores.json by node count).
+    # szero-scores.json by limit and shipped files).
     scores = cached_scores(f"{a.out}/fsf-scores.json", str(a.depth), jobs, f"depth {a.depth}", a.workers,
                            ("fairy-stockfish",), "Fairy-Stockfish")
-    ab = None
+    ab = {}
     if a.szero:
-        ab = cached_scores(f"{a.out}/szero-scores.json", str(a.szero_nodes), jobs, f"nodes {a.szero_nodes}",
-                           a.workers, (a.szero, "uci"), "szero")
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        for limit in limits:
+            ab[limit] = cached_scores(f"{a.out}/szero-scores.json", szero_key(limit, root), jobs, limit,
+                                      a.workers, (a.szero, "uci"), "szero")
     for r in rows:
         r["fsf"] = scores[(r["fen"], r["move"])]
         r["fsf_twin"] = scores[(r["fen"], r["twin"])]
         r["d_fsf"] = r["fsf"] - r["fsf_twin"]
         r["d_net"] = r["net"] - r["net_twin"]
-        if ab:
-            r["ab"] = ab[(r["fen"], r["move"])]
-            r["ab_twin"] = ab[(r["fen"], r["twin"])]
-            r["d_ab"] = r["ab"] - r["ab_twin"]
+        # szero's scores by limit: (with the gate, without it, the gain).
+        r["ab"] = {}
+        for limit, sc in ab.items():
+            cp, twin = sc[(r["fen"], r["move"])], sc[(r["fen"], r["twin"])]
+            r["ab"][limit] = (cp, twin, cp - twin)
 
     with open(f"{a.out}/moves.csv", "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(["position", "fen", "move", "twin move", "via", "piece", "fsf cp", "fsf twin cp", "fsf gain cp",
-                    "net value", "net twin value", "net gain"] + (["szero cp", "szero twin cp", "szero gain cp"] if ab else []))
+                    "net value", "net twin value", "net gain"]
+                   + [f"szero {c} ({limit})" for limit in ab for c in ("cp", "twin cp", "gain cp")])
         for r in rows:
             w.writerow([r["origin"], r["fen"], r["move"], r["twin"], r["via"], r["piece"], r["fsf"], r["fsf_twin"],
                         r["d_fsf"], f"{r['net']:.4f}", f"{r['net_twin']:.4f}", f"{r['d_net']:.4f}"]
-                       + ([r["ab"], r["ab_twin"], r["d_ab"]] if ab else []))
+                       + [x for limit in ab for x in r["ab"][limit]])
 
     def line(label, sub, k):
         d_fsf = bootstrap(sub, lambda s: mean(r["d_fsf"] for r in s), a.seed + k)
@@ -217,12 +262,13 @@ def main():
             f"({len(decided)}) | {fmt(rho, None, None, digits=2)} |"
         )
 
-    def ab_line(label, sub, k):
-        d_ab = bootstrap(sub, lambda s: mean(r["d_ab"] for r in s), a.seed + k)
-        better = bootstrap(sub, lambda s: mean(r["d_ab"] > 0 for r in s), a.seed + k)
+    def ab_line(label, sub, k, limit):
+        gain = lambda r: r["ab"][limit][2]
+        d_ab = bootstrap(sub, lambda s: mean(gain(r) for r in s), a.seed + k)
+        better = bootstrap(sub, lambda s: mean(gain(r) > 0 for r in s), a.seed + k)
         decided = [r for r in sub if abs(r["d_fsf"]) >= 30]
-        agree = bootstrap(decided, lambda s: mean((r["d_ab"] > 0) == (r["d_fsf"] > 0) for r in s), a.seed + k)
-        rho = spearman([(r["d_fsf"], r["d_ab"]) for r in sub])
+        agree = bootstrap(decided, lambda s: mean((gain(r) > 0) == (r["d_fsf"] > 0) for r in s), a.seed + k)
+        rho = spearman([(r["d_fsf"], gain(r)) for r in sub])
         return (
             f"| {label} | {len(sub)} | {len({r['fen'] for r in sub})} | {fmt(*d_ab)} | "
             f"{fmt(*better, scale=100, sign=False)}% | {fmt(*agree, scale=100, sign=False)}% ({len(decided)}) | "
@@ -250,19 +296,21 @@ def main():
     # The best move of each position: is it a gate, by each valuation?
     best = defaultdict(dict)
     for r in rows:
-        best[r["fen"]][r["move"]] = (r["fsf"], r["net"], r.get("ab", 0))
-        best[r["fen"]][r["twin"]] = (r["fsf_twin"], r["net_twin"], r.get("ab_twin", 0))
+        best[r["fen"]][r["move"]] = (r["fsf"], r["net"], {limit: v[0] for limit, v in r["ab"].items()})
+        best[r["fen"]][r["twin"]] = (r["fsf_twin"], r["net_twin"], {limit: v[1] for limit, v in r["ab"].items()})
     gate_moves = {(r["fen"], r["move"]) for r in rows}
-    fsf_best_gate = net_best_gate = same_best = ab_best_gate = ab_same_best = 0
+    fsf_best_gate = net_best_gate = same_best = 0
+    ab_best_gate, ab_same_best = {limit: 0 for limit in ab}, {limit: 0 for limit in ab}
     for fen, ms in best.items():
         bf = max(ms, key=lambda m: ms[m][0])
         bn = max(ms, key=lambda m: ms[m][1])
-        ba = max(ms, key=lambda m: ms[m][2])
         fsf_best_gate += (fen, bf) in gate_moves
         net_best_gate += (fen, bn) in gate_moves
         same_best += bf == bn
-        ab_best_gate += (fen, ba) in gate_moves
-        ab_same_best += bf == ba
+        for limit in ab:
+            ba = max(ms, key=lambda m: ms[m][2][limit])
+            ab_best_gate[limit] += (fen, ba) in gate_moves
+            ab_same_best[limit] += bf == ba
     n_pos = len(best)
 
     def summary(sub):
@@ -298,33 +346,38 @@ def main():
     )
     ab_section = []
     if ab:
-        decided = [r for r in rows if abs(r["d_fsf"]) >= 30]
-        aa, aa_lo, aa_hi = bootstrap(decided, lambda s: mean((r["d_ab"] > 0) == (r["d_fsf"] > 0) for r in s), a.seed)
-        ab_rho = spearman([(r["d_fsf"], r["d_ab"]) for r in rows])
-        ab_gain = bootstrap(rows, lambda s: mean(r["d_ab"] for r in s), a.seed)
+        ab_section = [
+            "## szero's default play mode on the same moves",
+            "",
+            "`szero uci` as it plays by default (alpha-beta over the learned evaluation, the network judging the "
+            f"root move), asked `go {' / '.join(ab)} searchmoves MOVE` for each move (one thread): centipawns for the "
+            "mover on its own scale (a pawn about 100), mates as +-1000. By hand piece, then by the piece that leaves:",
+            "",
+        ]
+    decided = [r for r in rows if abs(r["d_fsf"]) >= 30]
+    for limit in ab:
+        gain = lambda r: r["ab"][limit][2]
+        aa, aa_lo, aa_hi = bootstrap(decided, lambda s: mean((gain(r) > 0) == (r["d_fsf"] > 0) for r in s), a.seed)
+        ab_rho = spearman([(r["d_fsf"], gain(r)) for r in rows])
+        ab_gain = bootstrap(rows, lambda s: mean(gain(r) for r in s), a.seed)
         says.append(
-            f"- szero's default play mode ({a.szero_nodes:,} nodes a move) values gating at {fmt(*ab_gain)} cp on "
+            f"- szero's default play mode ({limit_words(limit)}) values gating at {fmt(*ab_gain)} cp on "
             f"average and agrees with Fairy-Stockfish on whether the gate helps in {100 * aa:.0f}% "
             f"[{100 * aa_lo:.0f}, {100 * aa_hi:.0f}] of those moves, rank correlation {ab_rho:+.2f}: "
             + ("no better than chance." if aa_lo <= 0.5 <= aa_hi else "better than chance, where its network is not.")
         )
-        ab_table = ab_head + [ab_line("all", rows, 0)]
+        ab_table = ab_head + [ab_line("all", rows, 0, limit)]
         for k, piece in enumerate(["E", "H"]):
             sub = [r for r in rows if r["piece"] == piece]
-            ab_table.append(ab_line(f"gating the {'Elephant' if piece == 'E' else 'Hawk'}", sub, 10 + k))
-        ab_table += [ab_line(v, [r for r in rows if r["via"] == v], 20 + k) for k, v in enumerate(vias)]
-        ab_section = [
-            "## szero's default play mode on the same moves",
-            "",
-            f"`szero uci` as it plays by default (alpha-beta over the learned evaluation, the network judging the "
-            f"root move), asked `go nodes {a.szero_nodes} searchmoves MOVE` for each move: centipawns for the mover "
-            "on its own scale (a pawn about 100), mates as +-1000. By hand piece, then by the piece that leaves:",
-            "",
+            ab_table.append(ab_line(f"gating the {'Elephant' if piece == 'E' else 'Hawk'}", sub, 10 + k, limit))
+        ab_table += [ab_line(v, [r for r in rows if r["via"] == v], 20 + k, limit) for k, v in enumerate(vias)]
+        ab_section += [
+            *([f"### At {limit_words(limit)}", ""] if len(ab) > 1 else []),
             *ab_table,
             "",
-            f"Its best of each position's moves is a gate in {ab_best_gate} of {n_pos} positions "
-            f"({100 * ab_best_gate / n_pos:.0f}%), and the same move as Fairy-Stockfish's in {ab_same_best} of {n_pos} "
-            f"({100 * ab_same_best / n_pos:.0f}%).",
+            f"Its best of each position's moves is a gate in {ab_best_gate[limit]} of {n_pos} positions "
+            f"({100 * ab_best_gate[limit] / n_pos:.0f}%), and the same move as Fairy-Stockfish's in "
+            f"{ab_same_best[limit]} of {n_pos} ({100 * ab_same_best[limit] / n_pos:.0f}%).",
             "",
         ]
     says.append("")

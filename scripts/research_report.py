@@ -432,8 +432,17 @@ def main():
     add(f"- **szero as a second subject**: its default play mode (alpha-beta over the learned evaluation, with")
     add(f"  the network shipped until 2026-12-06 at the root: the studies below ran with it) at")
     add(f"  {SZERO_NODES:,} nodes a move, {szero_rating} (`szero scale rate`, 100 games against each anchor it")
-    add("  met; `docs/research/restrictions-szero/scale-rating.json`). At 1 s a move it is stronger (the version")
-    add("  before the learned evaluation stood at +641 [+523, +759] at 1 s, BENCHMARKS.md).")
+    timed = path("docs", "strength-card", "timed-scale-rating.json")
+    if os.path.exists(timed):
+        r = json.load(open(timed))
+        at = f"{r['elo']:+.0f} [{r['elo_lo']:+.0f}, {r['elo_hi']:+.0f}]"
+        if r["placement"] == "AboveTop":
+            at = f"at least {at}, above the strongest anchor"
+        add("  met; `docs/research/restrictions-szero/scale-rating.json`). At 1 s a move, with the network shipped")
+        add(f"  since 2026-12-06, it is rated {at} (`docs/strength-card/timed-scale-rating.json`).")
+    else:
+        add("  met; `docs/research/restrictions-szero/scale-rating.json`). At 1 s a move it is stronger (the version")
+        add("  before the learned evaluation stood at +641 [+523, +759] at 1 s, BENCHMARKS.md).")
     add("- **Restriction costs**: the same engine and depth, barred from one gating choice, against itself")
     add("  unrestricted (`docs/research/restrictions.md`, 200 games a row, 199 of 200 distinct).")
     add("- **The value of gating**: Fairy-Stockfish's search (depth 10), szero's network shipped until 2026-12-06 and szero's")

@@ -143,7 +143,8 @@ fn bench_reports_every_figure() {
 }
 
 /// `szero scale`: anchors measured once (a second call plays nothing), a player rated
-/// between them, the table shown; a scale file of other anchors is refused, not replaced.
+/// between them, the table shown; a scale file of other anchors is refused, not replaced;
+/// a stronger anchor after its own extends it.
 #[test]
 fn scale_anchors_then_rate_a_player() {
     let dir = tempfile::tempdir().unwrap();
@@ -169,14 +170,51 @@ fn scale_anchors_then_rate_a_player() {
     let (elo, lo, hi) = (r["elo"].as_f64().unwrap(), r["elo_lo"].as_f64().unwrap(), r["elo_hi"].as_f64().unwrap());
     assert!(lo <= elo && elo <= hi, "{r}");
     assert!(!r["against"].as_array().unwrap().is_empty());
+    // With --results, running the same rating again plays no game and rates the same; a
+    // rating of another player into that file is refused.
+    let kept = dir.path().join("greedy-results.json");
+    let rate = |player: &str| {
+        let k = kept.to_str().unwrap();
+        let rating = ["scale", "rate", "--scale", f, "--player", player, "--games", "4", "--start", "1"];
+        szero(&[&rating[..], &["--results", k, "--json"]].concat())
+    };
+    let first = rate("greedy");
+    assert!(first.status.success(), "{}", String::from_utf8_lossy(&first.stderr));
+    let again = rate("greedy");
+    let err = String::from_utf8_lossy(&again.stderr);
+    assert!(again.status.success() && err.contains("kept from") && !err.contains("games, +"), "{err}");
+    assert_eq!(again.stdout, first.stdout);
+    let other = rate("random");
+    assert!(!other.status.success() && String::from_utf8_lossy(&other.stderr).contains("another player"));
     let out = szero(&["scale", "show", "--scale", f]);
     assert!(out.status.success() && String::from_utf8_lossy(&out.stdout).contains("`mcts:nodes=8`"));
-    // Other anchors into the same file: refused, and the file is untouched.
+    // Other anchors, or other settings, into the same file: refused, and the file is
+    // untouched.
     let before = std::fs::read(&file).unwrap();
-    let out = szero(&["scale", "anchors", "--anchor", "random", "--anchor", "greedy", "--out", f]);
+    let fewer: Vec<&str> =
+        ["scale", "anchors", "--anchor", "random", "--anchor", "greedy"].iter().chain(&common).copied().collect();
+    let out = szero(&fewer);
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("other anchors"));
+    let out = szero(&args[..args.len() - 2].iter().chain(&["--seed", "7", "--out", f]).copied().collect::<Vec<_>>());
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("other settings"));
     assert_eq!(std::fs::read(&file).unwrap(), before);
+    // A stronger anchor after its own extends it: only the new pair is played, the
+    // measured ones are kept as they were.
+    let more: Vec<&str> = ["scale", "anchors"]
+        .iter()
+        .chain(&anchors)
+        .chain(&["--anchor", "mcts:nodes=32"])
+        .chain(&common)
+        .copied()
+        .collect();
+    let out = szero(&more);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let grown: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(grown["anchors"].as_array().unwrap().len(), 4);
+    assert_eq!(grown["pairs"].as_array().unwrap()[..2], scale["pairs"].as_array().unwrap()[..]);
+    assert_eq!(grown["pairs"].as_array().unwrap().len(), 3);
     // A start that is not on the scale is named.
     let out = szero(&["scale", "rate", "--scale", f, "--player", "greedy", "--start", "depth9"]);
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("depth9"));

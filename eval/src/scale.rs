@@ -51,6 +51,68 @@ pub struct Scale {
     pub pairs: Vec<PairResult>,
 }
 
+/// A player's results against a scale's anchors, kept while it is rated: a rating of
+/// 100 games an anchor at 1 s a move takes over half an hour an anchor, so an interrupted
+/// one resumes, and one that ran off the top of the scale continues once stronger anchors
+/// are added, without replaying an anchor it has met.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PlayerResults {
+    /// The player's spec, as `szero match` reads it.
+    pub player: String,
+    /// Games against each anchor.
+    pub games: usize,
+    /// Seed of the player's openings.
+    pub seed: u64,
+    /// The scale's settings the games were played under.
+    pub settings: ScaleSettings,
+    /// In the order they were played.
+    pub results: Vec<AnchorResult>,
+}
+
+/// The player's games against one anchor, from the player's side.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AnchorResult {
+    pub anchor: String,
+    pub wdl: Wdl,
+    pub pentanomial: Pentanomial,
+}
+
+impl PlayerResults {
+    /// The file at `path`, or `None` when there is none yet.
+    pub fn load(path: &Path) -> Result<Option<PlayerResults>, ScaleError> {
+        let err = |message: String| ScaleError::File { path: path.display().to_string(), message };
+        match std::fs::read_to_string(path) {
+            Ok(text) => serde_json::from_str(&text).map(Some).map_err(|e| err(e.to_string())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(err(e.to_string())),
+        }
+    }
+
+    /// Writes the file whole, through a temporary file (as [`Scale::save`]).
+    pub fn save(&self, path: &Path) -> std::io::Result<()> {
+        let tmp = path.with_extension("json.tmp");
+        std::fs::write(&tmp, serde_json::to_string_pretty(self).expect("results serialise"))?;
+        std::fs::rename(tmp, path)
+    }
+
+    /// What differs between these results and a rating of `player` at `games` games an
+    /// anchor, openings `seed`, on a scale with `settings` (`None`: they are the same), so
+    /// that results of another rating are never mixed into this one.
+    pub fn mismatch(&self, player: &str, games: usize, seed: u64, settings: &ScaleSettings) -> Option<String> {
+        if self.player != player {
+            Some(format!("another player ({})", self.player))
+        } else if self.games != games {
+            Some(format!("{} games an anchor, not {games}", self.games))
+        } else if self.seed != seed {
+            Some(format!("openings seed {}, not {seed}", self.seed))
+        } else if &self.settings != settings {
+            Some("a scale with other settings".into())
+        } else {
+            None
+        }
+    }
+}
+
 /// An anchor's place on the scale.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AnchorRating {
@@ -108,6 +170,30 @@ impl Scale {
         let tmp = path.with_extension("json.tmp");
         std::fs::write(&tmp, serde_json::to_string_pretty(self).expect("a scale serialises"))?;
         std::fs::rename(tmp, path)
+    }
+
+    /// The same scale with stronger anchors after its own, its measured pairs kept: how a
+    /// scale grows when a player rates above its strongest anchor. Its zero stays where it
+    /// is, so every rating made on it stays valid. `None` unless the scale's anchors are
+    /// the first of `anchors`, in order.
+    pub fn extended(mut self, anchors: Vec<String>) -> Option<Scale> {
+        if !anchors.starts_with(&self.anchors) {
+            return None;
+        }
+        self.anchors = anchors;
+        Some(self)
+    }
+
+    /// A player's results as anchor indices on this scale, for [`Scale::next_anchor`] and
+    /// [`Scale::rate`]; an anchor that is not on it is an error.
+    pub fn indexed(&self, results: &[AnchorResult]) -> Result<Vec<(usize, Pentanomial)>, ScaleError> {
+        results
+            .iter()
+            .map(|r| {
+                let i = self.anchors.iter().position(|a| a == &r.anchor);
+                i.map(|i| (i, r.pentanomial)).ok_or_else(|| ScaleError::UnknownAnchor(r.anchor.clone()))
+            })
+            .collect()
     }
 
     /// The measured pair of anchors `i` and `i + 1`, if any.
@@ -180,7 +266,8 @@ impl Scale {
             .iter()
             .map(|(i, p)| {
                 let (e, sd) = elo_sd(p);
-                Against { anchor: anchors[*i].spec.clone(), pairs: p.pairs(), score: score(p), elo: e.elo, sd }
+                let anchor = anchors[*i].spec.clone();
+                Against { anchor, pairs: p.pairs(), score: score(p), elo: e.elo, sd, pentanomial: *p }
             })
             .collect();
         // The highest bracket: anchor i scored >= 1/2 and anchor i + 1 < 1/2.
@@ -254,6 +341,8 @@ pub struct Against {
     /// Elo over that anchor and its standard deviation.
     pub elo: f64,
     pub sd: f64,
+    /// The pairs' counts the rest is computed from (fishtest order).
+    pub pentanomial: Pentanomial,
 }
 
 /// A rating on a scale, with its 95% interval.
@@ -272,7 +361,11 @@ impl Rating {
     pub fn summary(&self) -> String {
         let place = match &self.placement {
             Placement::Between(a, b) => format!("between {a} and {b}"),
-            Placement::AboveTop => "above the strongest anchor: a floor, add a stronger anchor".into(),
+            Placement::AboveTop => {
+                "above the strongest anchor: a floor, add a stronger anchor (`szero scale anchors` with the \
+                 scale's anchors and the new one after them)"
+                    .into()
+            }
             Placement::BelowBottom => "below the weakest anchor: a ceiling, add a weaker anchor".into(),
             Placement::Unbracketed => "not bracketed".into(),
         };
@@ -324,6 +417,59 @@ mod tests {
         s.put(pair("a", "b", [0, 10, 20, 40, 30]));
         s.put(pair("b", "c", [10, 20, 40, 20, 10]));
         s
+    }
+
+    /// A stronger anchor joins after the others: their pairs and places are kept, and
+    /// only the new pair is missing. Other anchors, or the same in another order, are not
+    /// an extension.
+    #[test]
+    fn a_scale_grows_by_stronger_anchors_only() {
+        let s = three();
+        let before = s.ratings().unwrap();
+        let names = |v: &[&str]| v.iter().map(|a| a.to_string()).collect::<Vec<_>>();
+        let mut four = s.clone().extended(names(&["a", "b", "c", "d"])).unwrap();
+        assert_eq!(four.pairs, s.pairs);
+        assert!(four.pair(2).is_none());
+        assert!(matches!(four.ratings(), Err(ScaleError::MissingPair { .. })));
+        four.put(pair("c", "d", [10, 20, 40, 20, 10]));
+        let after = four.ratings().unwrap();
+        assert_eq!(&after[..3], &before[..]);
+        assert_eq!(s.clone().extended(names(&["a", "b", "c"])), Some(s.clone()));
+        assert_eq!(s.clone().extended(names(&["b", "c", "d"])), None);
+        assert_eq!(s.clone().extended(names(&["a", "c", "b", "d"])), None);
+        assert_eq!(s.extended(names(&["a", "b"])), None);
+    }
+
+    /// A player's kept results: read back as written, placed on the scale by anchor, and
+    /// refused for another rating or an anchor the scale lacks.
+    #[test]
+    fn player_results_round_trip_and_refuse_other_ratings() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("results.json");
+        assert_eq!(PlayerResults::load(&path).unwrap(), None);
+        let s = three();
+        let win = Pentanomial([0, 0, 10, 20, 20]);
+        let kept = PlayerResults {
+            player: "p".into(),
+            games: 100,
+            seed: 2,
+            settings: settings(),
+            results: vec![AnchorResult { anchor: "b".into(), wdl: Wdl::default(), pentanomial: win }],
+        };
+        kept.save(&path).unwrap();
+        let back = PlayerResults::load(&path).unwrap().unwrap();
+        assert_eq!(back, kept);
+        assert_eq!(s.indexed(&back.results).unwrap(), vec![(1, win)]);
+        assert_eq!(back.mismatch("p", 100, 2, &settings()), None);
+        assert!(back.mismatch("q", 100, 2, &settings()).unwrap().contains("another player"));
+        assert!(back.mismatch("p", 50, 2, &settings()).unwrap().contains("100 games"));
+        assert!(back.mismatch("p", 100, 3, &settings()).unwrap().contains("seed 2"));
+        let elsewhere = ScaleSettings { seed: 9, ..settings() };
+        assert!(back.mismatch("p", 100, 2, &elsewhere).is_some());
+        let stray = [AnchorResult { anchor: "z".into(), wdl: Wdl::default(), pentanomial: win }];
+        assert!(matches!(s.indexed(&stray), Err(ScaleError::UnknownAnchor(a)) if a == "z"));
+        std::fs::write(&path, "{").unwrap();
+        assert!(PlayerResults::load(&path).unwrap_err().to_string().contains("results.json"));
     }
 
     #[test]

@@ -10,7 +10,7 @@ use clap::{Args, Subcommand};
 use eval::matches::openings::OpeningBook;
 use eval::matches::{Adjudication, MatchConfig};
 use eval::players::{PlayerFactory, PlayerSpec};
-use eval::scale::{PairResult, Scale, ScaleSettings};
+use eval::scale::{AnchorResult, PairResult, PlayerResults, Scale, ScaleSettings};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -60,7 +60,8 @@ struct AnchorsArgs {
     /// Anchor player specs, weakest first (at least two; `szero match` specs).
     #[arg(long = "anchor", required = true)]
     anchors: Vec<String>,
-    /// The scale file (created, or completed when it exists with the same anchors).
+    /// The scale file (created; when it exists, completed, or extended by anchors given after
+    /// its own).
     #[arg(long)]
     out: PathBuf,
     /// Games per pair (rounded up to pairs of games).
@@ -101,6 +102,13 @@ struct RateArgs {
     /// Print the rating as JSON.
     #[arg(long)]
     json: bool,
+    /// Keep the player's results in this file (JSON, rewritten after each anchor). Anchors
+    /// it already holds, from an earlier run of the same rating (player, games, seed), are
+    /// not played again: an interrupted rating resumes from its last anchor, and one that
+    /// ran off the top continues once the scale has stronger anchors (--start is then
+    /// only where a rating with no results starts).
+    #[arg(long)]
+    results: Option<PathBuf>,
     #[command(flatten)]
     play: Play,
 }
@@ -166,10 +174,16 @@ fn anchors(args: AnchorsArgs) -> Result<ExitCode> {
         variant: args.variant.clone(),
     };
     let mut scale = match Scale::load(&args.out) {
-        Ok(old) if old.settings == settings && old.anchors == args.anchors => old,
-        Ok(_) => {
-            anyhow::bail!("{} holds a scale with other anchors or settings; give another --out", args.out.display())
+        Ok(old) if old.settings != settings => {
+            anyhow::bail!("{} holds a scale with other settings; give another --out", args.out.display())
         }
+        Ok(old) => old.extended(args.anchors.clone()).ok_or_else(|| {
+            anyhow::anyhow!(
+                "{} holds a scale of other anchors: a scale grows only by stronger anchors after its own \
+                 (give its anchors first, in order, then the new ones), or give another --out",
+                args.out.display()
+            )
+        })?,
         Err(_) if !args.out.exists() => Scale::new(settings.clone(), args.anchors.clone())?,
         Err(e) => return Err(e.into()),
     };
@@ -233,12 +247,38 @@ fn rate(args: RateArgs) -> Result<ExitCode> {
         })?,
     };
     let player = factory(&args.player)?;
-    let mut results = Vec::new();
+    let mut kept = PlayerResults {
+        player: args.player.clone(),
+        games: args.games,
+        seed: args.seed,
+        settings: scale.settings.clone(),
+        results: Vec::new(),
+    };
+    if let Some(path) = &args.results {
+        if let Some(old) = PlayerResults::load(path)? {
+            if let Some(what) = old.mismatch(&args.player, args.games, args.seed, &scale.settings) {
+                anyhow::bail!("{} holds the results of {what}; give another --results", path.display());
+            }
+            kept.results = old.results;
+            for r in &kept.results {
+                eprintln!("{}: kept from {}", r.anchor, path.display());
+            }
+        }
+    }
+    let mut results = scale.indexed(&kept.results)?;
     while let Some(i) = scale.next_anchor(start, &results) {
         let anchor = factory(&scale.anchors[i])?.distinct_from(&player);
         let report = play(&player, &anchor, &scale.settings, args.seed, args.games, &args.play)?;
         eprintln!("{}", report.summary().lines().next().unwrap_or_default());
         results.push((i, report.pentanomial));
+        kept.results.push(AnchorResult {
+            anchor: scale.anchors[i].clone(),
+            wdl: report.wdl,
+            pentanomial: report.pentanomial,
+        });
+        if let Some(path) = &args.results {
+            kept.save(path).with_context(|| format!("writing {}", path.display()))?;
+        }
     }
     let rating = scale.rate(&results)?;
     if args.json {
