@@ -438,6 +438,9 @@ def main():
         at = f"{r['elo']:+.0f} [{r['elo_lo']:+.0f}, {r['elo_hi']:+.0f}]"
         if r["placement"] == "AboveTop":
             at = f"at least {at}, above the strongest anchor"
+        elif isinstance(r["placement"], dict) and "Between" in r["placement"]:
+            lo, hi = (a.rsplit("=", 1)[1] for a in r["placement"]["Between"])
+            at = f"{at}, between depths {lo} and {hi}"
         add("  met; `docs/research/restrictions-szero/scale-rating.json`). At 1 s a move, with the network shipped")
         add(f"  since 2026-12-06, it is rated {at} (`docs/strength-card/timed-scale-rating.json`).")
     else:
