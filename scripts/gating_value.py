@@ -5,8 +5,8 @@ Reads the network probe's `value_moves.csv` (position FEN, gating move, the same
 without the gate, the network's value of each for the mover), asks Fairy-Stockfish for
 both moves at a fixed depth (`go depth D searchmoves MOVE`: the score of exactly that
 move, from the mover's view) and, with `--szero CMD`, `szero uci` (its default play mode:
-alpha-beta over the learned evaluation) the same way, at each `--szero-limit` (a node count),
-and writes every row with every valuation and a Markdown
+alpha-beta over the learned evaluation) the same way, at each `--szero-limit` (a node count,
+or a time a move), and writes every row with every valuation and a Markdown
 report: the mean gain of gating over not gating, by the piece that leaves its square and
 by the hand piece, with 95% intervals from a bootstrap over positions (moves of one
 position are not independent), and how often the two valuations agree.
@@ -187,15 +187,12 @@ def main():
     ap.add_argument("--command", default="scripts/gating-value")
     ap.add_argument("--szero", help="the szero binary: also value every move with `szero uci`'s default play mode")
     ap.add_argument("--szero-limit", action="append", default=[],
-                    help="a UCI `go` limit for szero: `nodes N` (repeatable; default `nodes 10000`)")
+                    help="a UCI `go` limit for szero: `nodes N` or `movetime MS` (repeatable; default `nodes 10000`)")
     a = ap.parse_args()
     for limit in a.szero_limit:
         w = limit.split()
-        # Not `movetime`: under a time limit `szero uci` plays a lone root move at once,
-        # unsearched (`nodes 0`, the root's static score), and `searchmoves MOVE` leaves one.
-        if len(w) != 2 or w[0] != "nodes" or not w[1].isdigit() or int(w[1]) == 0:
-            sys.exit(f"gating-value: --szero-limit {limit!r}: expected `nodes N` (N > 0); under a time limit "
-                     "szero plays a lone root move unsearched, so `go movetime` cannot value one move")
+        if len(w) != 2 or w[0] not in ("nodes", "movetime") or not w[1].isdigit() or int(w[1]) == 0:
+            sys.exit(f"gating-value: --szero-limit {limit!r}: expected `nodes N` or `movetime MS` (N, MS > 0)")
     limits = a.szero_limit or ["nodes 10000"]
 
     rows = []

@@ -308,7 +308,9 @@ impl PositionSearch for AlphaBeta {
         let first = run.ordered(&pos, &legal, None, 0)[0];
         let mut best = Best { mv: first, score: root_cp, pv: vec![first], depth: 0 };
         let max_depth = limits.depth.map_or(MAX_PLY as u32 - 1, |d| d.clamp(1, MAX_PLY as u32 - 1));
-        let only_move = legal.len() == 1 && limits.time.is_some() && !limits.infinite;
+        // A position with one legal move is played at once under a clock; one root move
+        // left by `searchmoves` is what the caller wants valued, so it is searched.
+        let only_move = legal.len() == 1 && limited.is_none() && limits.time.is_some() && !limits.infinite;
         for depth in 1..=max_depth {
             if only_move {
                 break;

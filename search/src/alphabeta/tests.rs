@@ -246,6 +246,18 @@ fn search_among_plays_only_the_moves_it_was_given() {
     let elsewhere = [other.parse_uci("a1a8").unwrap()];
     let r = ab.search_among(&g, Some(&elsewhere), &limits, &SearchControl::default(), &mut |_| {}).unwrap();
     assert_eq!(r.best.unwrap().to_uci(), "d1d5");
+    // One move left under a clock is searched and scored (`go movetime T searchmoves M`
+    // values M), not played at once as a position's only legal move is.
+    let timed = Limits { time: Some(std::time::Duration::from_millis(50)), ..Limits::default() };
+    let valued = |ab: &mut AlphaBeta, mv: &str| {
+        let one = [g.position().parse_uci(mv).unwrap()];
+        let r = ab.search_among(&g, Some(&one), &timed, &SearchControl::default(), &mut |_| {}).unwrap();
+        assert_eq!(r.best.unwrap().to_uci(), mv);
+        assert!(r.info.nodes > 0, "{mv}: not searched");
+        r.info.q
+    };
+    let (capture, quiet) = (valued(&mut ab, "d1d5"), valued(&mut ab, "d1d2"));
+    assert!(capture > quiet, "{capture} vs {quiet}");
 }
 
 /// The learned leaf evaluation with the conventional values is the material control,
