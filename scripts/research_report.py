@@ -45,6 +45,21 @@ def score_interval(w, d, l):
     return mu, max(0.0, mu - Z * se), min(1.0, mu + Z * se)
 
 
+def share_se(p, n):
+    """The standard error of a share p of n independent trials."""
+    return math.sqrt(p * (1 - p) / n)
+
+
+def points(d, half):
+    """A difference of shares, in percentage points, with its 95% interval (d +- half)."""
+    return f"{100 * d:+.1f} [{100 * (d - half):+.1f}, {100 * (d + half):+.1f}]"
+
+
+def score_elo(r):
+    """A match's score and Elo with its 95% interval (`szero match --json` output `r`)."""
+    return f"{100 * r['score']:.1f}%, {r['elo']['elo']:+.0f} [{r['elo']['elo_lo']:+.0f}, {r['elo']['elo_hi']:+.0f}]"
+
+
 def share_interval(k, n):
     """Wilson 95% interval of a share."""
     if n == 0:
@@ -130,9 +145,8 @@ def entry_rules_tables(add, study):
             (pa, sa), (pb, sb) = a[key], b[key]
         else:
             (pa, na), (pb, nb) = a[key], b[key]
-            sa, sb = math.sqrt(pa * (1 - pa) / na), math.sqrt(pb * (1 - pb) / nb)
-        d, half = pa - pb, Z * math.sqrt(sa * sa + sb * sb)
-        return f"{100 * d:+.1f} [{100 * (d - half):+.1f}, {100 * (d + half):+.1f}]"
+            sa, sb = share_se(pa, na), share_se(pb, nb)
+        return points(pa - pb, Z * math.hypot(sa, sb))
 
     measurable = []
     for v in others:
@@ -206,8 +220,7 @@ def material_terms(add):
             cells = "not measured yet | | | |"
         g = "not measured yet"
         if os.path.exists(greedy):
-            r = json.load(open(greedy))
-            g = f"{100 * r['score']:.1f}%, {r['elo']['elo']:+.0f} [{r['elo']['elo_lo']:+.0f}, {r['elo']['elo_hi']:+.0f}]"
+            g = score_elo(json.load(open(greedy)))
         add(f"| {v} | {s} | {cells} | {g} |")
     add("")
     add("When the pieces entered in each run's self-play, over its last third of generations (the first are")
@@ -275,7 +288,7 @@ def entry_rules_learned(add):
         draws = mean("draw share")
         wins = round(n * (mean("white score") - draws / 2))
         ties = round(n * draws)
-        share = lambda p, m: (p, math.sqrt(p * (1 - p) / m))
+        share = lambda p, m: (p, share_se(p, m))
         vd = rows("docs", "research", "entry-rules", name, "variants.csv")[0]
         runs[(rule, int(seed))] = {
             "reached": json.load(open(os.path.join(d, f))),
@@ -307,8 +320,7 @@ def entry_rules_learned(add):
     for (rule, s), r in sorted(runs.items(), key=lambda x: (x[0][1], ENTRY_RULES.index(x[0][0]))):
         vs = "not measured yet"
         if os.path.exists(r["match"]):
-            m = json.load(open(r["match"]))
-            vs = f"{100 * m['score']:.1f}%, {m['elo']['elo']:+.0f} [{m['elo']['elo_lo']:+.0f}, {m['elo']['elo_hi']:+.0f}]"
+            vs = score_elo(json.load(open(r["match"])))
         (p, se), (dr, _), (e, _), (h, _) = r["white"], r["draws"], r["E never"], r["H never"]
         add(f"| {rule} | {s} | {r['reached']['minutes']:.0f} | {vs} | {r['games']} ({r['late']}) | "
             f"{r['all'][1]} of {r['all'][0]} | {100 * p:.1f}% [{100 * (p - Z * se):.1f}, {100 * (p + Z * se):.1f}] | "
@@ -323,7 +335,6 @@ def entry_rules_learned(add):
         add("")
         add("| rule | seed | white score | draws | E never entered | H never entered |")
         add("|---|---|---|---|---|---|")
-        cell = lambda x, half: f"{100 * x:+.1f} [{100 * (x - half):+.1f}, {100 * (x + half):+.1f}]"
         for v in ENTRY_RULES[1:]:
             diffs = {k: [] for k in keys}
             for s in seeds:
@@ -333,7 +344,7 @@ def entry_rules_learned(add):
                 for k in keys:
                     (pa, sa), (pb, sb) = runs[(v, s)][k], runs[("seirawan", s)][k]
                     diffs[k].append((pa - pb, math.hypot(sa, sb)))
-                    row.append(cell(pa - pb, Z * math.hypot(sa, sb)))
+                    row.append(points(pa - pb, Z * math.hypot(sa, sb)))
                 add(f"| {v} | {s} | " + " | ".join(row) + " |")
             k_seeds = len(diffs["white"])
             if k_seeds >= 2:
@@ -343,7 +354,7 @@ def entry_rules_learned(add):
                     mean = sum(xs) / k_seeds
                     spread = math.sqrt(sum((x - mean) ** 2 for x in xs) / (k_seeds - 1) / k_seeds)
                     games = math.sqrt(sum(se * se for _, se in diffs[k])) / k_seeds
-                    row.append(cell(mean, max(T975.get(k_seeds - 1, Z) * spread, Z * games)))
+                    row.append(points(mean, max(T975.get(k_seeds - 1, Z) * spread, Z * games)))
                 add(f"| {v} | mean of {k_seeds} | " + " | ".join(row) + " |")
         add("")
     missing = [f"{v} (seed {s})" for s in seeds for v in ENTRY_RULES if (v, s) not in runs]
@@ -491,9 +502,8 @@ def main():
             na, nb = int(a["held"]), int(b["held"])
             ka, kb = na - int(a["entered"]), nb - int(b["entered"])
             pa, pb = ka / na, kb / nb
-            half = Z * math.sqrt(pa * (1 - pa) / na + pb * (1 - pb) / nb)
-            add(f"| {name} | {pct(share_interval(ka, na))} | {pct(share_interval(kb, nb))} | "
-                f"{100 * (pa - pb):+.1f} [{100 * (pa - pb - half):+.1f}, {100 * (pa - pb + half):+.1f}] | "
+            half = Z * math.hypot(share_se(pa, na), share_se(pb, nb))
+            add(f"| {name} | {pct(share_interval(ka, na))} | {pct(share_interval(kb, nb))} | {points(pa - pb, half)} | "
                 f"{a['median']} ({a['p25']}-{a['p75']}) |")
         add("")
         add("It enters both pieces about as early (the median move), but strands far more of them. A likely")
