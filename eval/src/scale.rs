@@ -88,11 +88,9 @@ impl PlayerResults {
         }
     }
 
-    /// Writes the file whole, through a temporary file (as [`Scale::save`]).
+    /// Writes the file whole, through a temporary file (`save_json`).
     pub fn save(&self, path: &Path) -> std::io::Result<()> {
-        let tmp = path.with_extension("json.tmp");
-        std::fs::write(&tmp, serde_json::to_string_pretty(self).expect("results serialise"))?;
-        std::fs::rename(tmp, path)
+        save_json(path, self)
     }
 
     /// What differs between these results and a rating of `player` at `games` games an
@@ -138,6 +136,14 @@ pub enum ScaleError {
     UnknownAnchor(String),
 }
 
+/// Writes `value` as JSON to `path` whole, through a temporary file, so that an
+/// interruption never leaves a torn file.
+fn save_json(path: &Path, value: &impl Serialize) -> std::io::Result<()> {
+    let tmp = path.with_extension("json.tmp");
+    std::fs::write(&tmp, serde_json::to_string_pretty(value).expect("plain data serialises"))?;
+    std::fs::rename(tmp, path)
+}
+
 /// Elo and its standard deviation from pentanomial counts (fishtest's estimate; the
 /// standard deviation is the 95% interval's half-width over 1.96).
 fn elo_sd(p: &Pentanomial) -> (EloEstimate, f64) {
@@ -164,12 +170,9 @@ impl Scale {
         Ok(scale)
     }
 
-    /// Writes the file whole, through a temporary file, so that an interruption never
-    /// leaves a torn scale.
+    /// Writes the file whole, through a temporary file (`save_json`).
     pub fn save(&self, path: &Path) -> std::io::Result<()> {
-        let tmp = path.with_extension("json.tmp");
-        std::fs::write(&tmp, serde_json::to_string_pretty(self).expect("a scale serialises"))?;
-        std::fs::rename(tmp, path)
+        save_json(path, self)
     }
 
     /// The same scale with stronger anchors after its own, its measured pairs kept: how a
