@@ -71,6 +71,51 @@ def share_interval(k, n):
     return p, mid - half, mid + half
 
 
+def never_entered_table(add, a, b):
+    """Two sets of sides side by side (each a (name, entry.csv rows by (piece, side))): how
+    often each never entered a piece, the difference with its 95% interval, and when the
+    sides that did entered it."""
+    (an, ae), (bn, be) = a, b
+    add(f"| piece | never entered, {an} | never entered, {bn} | difference, points [95%] "
+        f"| median entry move (interquartile), {an} | {bn} |")
+    add("|---|---|---|---|---|---|")
+    for p, name in (("E", "Elephant"), ("H", "Hawk")):
+        x, y = ae[(p, "both")], be[(p, "both")]
+        nx, ny = int(x["held"]), int(y["held"])
+        kx, ky = nx - int(x["entered"]), ny - int(y["entered"])
+        px, py = kx / nx, ky / ny
+        half = Z * math.hypot(share_se(px, nx), share_se(py, ny))
+        add(f"| {name} | {pct(share_interval(kx, nx))} | {pct(share_interval(ky, ny))} | {points(px - py, half)} | "
+            f"{x['median']} ({x['p25']}-{x['p75']}) | {y['median']} ({y['p25']}-{y['p75']}) |")
+    add("")
+
+
+def head_to_head(add):
+    """szero and Fairy-Stockfish at about the same strength, in the same games
+    (`scripts/gating-head-to-head`): each player's sides, from its own gating report."""
+    d = path("docs", "research", "head-to-head")
+    reports = [os.path.join(d, who, "entry.csv") for who in ("szero", "fairy-stockfish")]
+    if not all(os.path.exists(f) for f in reports):
+        return
+    e = [{(r["piece"], r["side"]): r for r in csv.DictReader(open(f))} for f in reports]
+    v = rows("docs", "research", "head-to-head", "szero", "variants.csv")[0]
+    with gzip.open(os.path.join(d, "games.pgn.gz"), "rt") as f:
+        first = f.read(2000)
+    names = sorted(re.findall(r'\[(?:White|Black) "([^"]+)"\]', first)[:2], key=lambda n: not n.startswith("szero"))
+    m = os.path.join(d, "match.json")
+    result = f"; {names[0]} scored {score_elo(json.load(open(m)))}" if os.path.exists(m) else ""
+    rated = ", rated between depths 8 and 9 above" if names[0] == "szero-1000ms" else ""
+    add(f"At about the same strength: szero's default play mode ({names[0]}{rated})")
+    add(f"against {names[1]}, {int(v['games']):,} games ({int(v['distinct']):,} distinct), random 6-ply openings")
+    add(f"each played with both colours{result}. Each player's sides in the same games")
+    add("(`scripts/gating-head-to-head`, `docs/research/head-to-head/`; `szero gating-report --player`):")
+    add("")
+    never_entered_table(add, ("szero", e[0]), ("Fairy-Stockfish", e[1]))
+    add("The two players' sides share their games, so they are not independent samples; the interval treats")
+    add("them as if they were.")
+    add("")
+
+
 def distinct_games(pgn):
     """(distinct games, games) of a gzipped PGN: distinct move sequences, tags, comments
     and results aside. A deterministic pair replays a colour-swapped game move for move."""
@@ -424,8 +469,9 @@ def main():
     add("")
     add("How to play the gating rule of Seirawan chess, answered from play with 95% intervals, each")
     add("answer with what it rests on. Regenerate everything with `scripts/research-report --regenerate`")
-    add("(about 75 minutes on two cores); `scripts/research-report` alone rebuilds this page from the")
-    add("studies' outputs. Written by `scripts/research_report.py`; do not edit by hand.")
+    add("(about three hours on two cores; two of its studies are timed, so nothing else may run); `scripts/research-report`")
+    add("alone rebuilds this page from the studies' outputs. Written by `scripts/research_report.py`; do not edit")
+    add("by hand.")
     add("")
     add("## What it rests on")
     add("")
@@ -494,24 +540,14 @@ def main():
         add(f"nodes a move (the default play mode at that count: {szero_rating}; far below depth {depth}), against itself")
         add(f"over {int(sv['games']):,} games ({int(sv['distinct']):,} distinct), `docs/variant-strong/seirawan/`:")
         add("")
-        add(f"| piece | never entered, szero | never entered, Fairy-Stockfish depth {depth} | difference, points [95%] "
-            "| median entry move (interquartile), szero |")
-        add("|---|---|---|---|---|")
-        for p, name in (("E", "Elephant"), ("H", "Hawk")):
-            a, b = sz_entry[(p, "both")], entry[(p, "both")]
-            na, nb = int(a["held"]), int(b["held"])
-            ka, kb = na - int(a["entered"]), nb - int(b["entered"])
-            pa, pb = ka / na, kb / nb
-            half = Z * math.hypot(share_se(pa, na), share_se(pb, nb))
-            add(f"| {name} | {pct(share_interval(ka, na))} | {pct(share_interval(kb, nb))} | {points(pa - pb, half)} | "
-                f"{a['median']} ({a['p25']}-{a['p75']}) |")
-        add("")
+        never_entered_table(add, ("szero", sz_entry), (f"Fairy-Stockfish depth {depth}", entry))
         add("It enters both pieces about as early (the median move), but strands far more of them. A likely")
         add("reason: the learned evaluation it searches with values a piece in hand that can still enter about as")
         add("much as the same piece on the board (the fit's weights, `models/szero-default.eval.json`), so")
         add("bringing one in earns it little until the last gating square is about to go. (The entry move is a")
         add("median over the sides that entered the piece.)")
         add("")
+    head_to_head(add)
     add("## Which piece first, and behind what?")
     add("")
     b = first["both"]

@@ -198,7 +198,9 @@ fn pgn_game(g: &PgnGame, name: &str, index: usize, opts: LoadOptions) -> Result<
     let result =
         g.result().and_then(|r| r.parse::<schess::GameResult>().ok()).map(|r| r.score_for(schess::Color::White));
     let termination = g.tag("Termination").unwrap_or("unknown").to_string();
-    Ok(replay.finish(result, &termination, &format!("{name}#{index}")))
+    let (mut summary, probe) = replay.finish(result, &termination, &format!("{name}#{index}"));
+    summary.players = ["White", "Black"].map(|tag| g.tag(tag).map(str::to_string));
+    Ok((summary, probe))
 }
 
 fn seed_for(name: &str, index: usize, seed: u64) -> u64 {

@@ -44,6 +44,10 @@ pub struct Options {
     pub title: String,
     /// Facts about where the games come from (a study's budget, say), shown first.
     pub facts: Vec<(String, String)>,
+    /// Follow one player (a PGN `White`/`Black` name) through games against others: only
+    /// its games are read, and every per-side table counts its sides alone, so two reports
+    /// over the same match set its two players side by side. `None`: every side.
+    pub player: Option<String>,
 }
 
 impl Default for Options {
@@ -58,6 +62,7 @@ impl Default for Options {
             seed: 1,
             title: "Gating report".into(),
             facts: Vec::new(),
+            player: None,
         }
     }
 }
@@ -80,6 +85,11 @@ pub enum ReportError {
     Load(#[from] LoadError),
     #[error("no usable games in the input ({warnings} warnings; first: {first})")]
     NoGames { warnings: usize, first: String },
+    #[error(
+        "no game of player {player:?} in the input (players named there: {seen}; a run's self-play \
+         names no players, only PGN White/Black tags do)"
+    )]
+    NoPlayerGames { player: String, seen: String },
     #[error("positions: {0:#}")]
     Positions(anyhow::Error),
     #[error("probing the network: {0:#}")]
@@ -140,6 +150,10 @@ pub fn gating_report(opts: &Options, probe: Option<Probe>) -> Result<Outcome, Re
             first: loaded.warnings.first().cloned().unwrap_or_else(|| "none".into()),
         });
     }
+    let followed = match &opts.player {
+        Some(player) => Some(follow(&mut loaded.games, player)?),
+        None => None,
+    };
     timings.load = t.elapsed();
 
     let t = Instant::now();
@@ -166,6 +180,7 @@ pub fn gating_report(opts: &Options, probe: Option<Probe>) -> Result<Outcome, Re
         ("Inputs".to_string(), describe_inputs(opts)),
         ("Files read".to_string(), format!("{} ({} games skipped)", loaded.files, loaded.skipped_games)),
     ]);
+    meta.extend(followed);
     let mut report = analysis::build(analysis::Input {
         title: opts.title.clone(),
         games: &loaded.games,
@@ -190,6 +205,34 @@ pub fn gating_report(opts: &Options, probe: Option<Probe>) -> Result<Outcome, Re
     let files = report.write(&opts.out)?;
     timings.write = t.elapsed();
     Ok(Outcome { games: loaded.games.len(), report, files, warnings, timings, probe: probed })
+}
+
+/// Keeps the games `player` played, counting its sides alone; the report's line on it.
+fn follow(games: &mut Vec<stats::GameSummary>, player: &str) -> Result<(String, String), ReportError> {
+    let read = games.len();
+    let mut seen = std::collections::BTreeSet::new();
+    games.retain_mut(|g| {
+        seen.extend(g.players.iter().flatten().cloned());
+        g.follow(player)
+    });
+    if games.is_empty() {
+        let mut names: Vec<String> = seen.into_iter().take(6).map(|n| format!("{n:?}")).collect();
+        if names.is_empty() {
+            names.push("none".into());
+        }
+        return Err(ReportError::NoPlayerGames { player: player.to_string(), seen: names.join(", ") });
+    }
+    let white = games.iter().filter(|g| g.studied == stats::Sides::White).count();
+    let black = games.iter().filter(|g| g.studied == stats::Sides::Black).count();
+    Ok((
+        "Sides studied".into(),
+        format!(
+            "{player}'s alone, in the {} of {read} games it played ({white} as White, {black} as Black, {} on both \
+             sides); game totals (results, distinct games, gates per game) count both sides",
+            games.len(),
+            games.len() - white - black
+        ),
+    ))
 }
 
 fn describe_inputs(opts: &Options) -> String {

@@ -141,6 +141,27 @@ pub struct GameSummary {
     /// replayed the same move sequence (a deterministic engine against itself does, on
     /// colour-swapped openings), so reports count distinct games by it.
     pub sequence: u64,
+    /// Who played each side (PGN `White` and `Black` tags), by colour index; `None` for
+    /// self-play, where one network plays both.
+    pub players: [Option<String>; 2],
+    /// The sides whose gating the statistics count: both, unless a report follows one
+    /// player through games against another ([`GameSummary::follow`]).
+    pub studied: Sides,
+}
+
+impl GameSummary {
+    /// Counts only the sides `player` played from now on; false (and unchanged) when it
+    /// played neither. A player on both sides keeps both.
+    pub fn follow(&mut self, player: &str) -> bool {
+        let plays = |c: Color| self.players[c.index()].as_deref() == Some(player);
+        self.studied = match (plays(Color::White), plays(Color::Black)) {
+            (true, true) => Sides::All,
+            (true, false) => Sides::White,
+            (false, true) => Sides::Black,
+            (false, false) => return false,
+        };
+        true
+    }
 }
 
 /// Builds summaries move by move, so loaders never have to keep a whole game.
@@ -166,6 +187,8 @@ impl SummaryBuilder {
                 gates: Vec::new(),
                 placements: Vec::new(),
                 sequence: 0,
+                players: [None, None],
+                studied: Sides::All,
             },
             sequence: {
                 let mut h = std::collections::hash_map::DefaultHasher::new();
@@ -324,7 +347,8 @@ impl<'a> SideGame<'a> {
     }
 }
 
-/// The side-games that could gate (some piece in hand at the start).
+/// The side-games that could gate (some piece in hand at the start), of the sides each
+/// game studies.
 pub fn side_games(games: &[GameSummary]) -> Vec<SideGame<'_>> {
     games
         .iter()
@@ -337,7 +361,7 @@ pub fn side_games(games: &[GameSummary]) -> Vec<SideGame<'_>> {
                 score: g.result.map(|r| if color == Color::White { r } else { -r }),
             })
         })
-        .filter(|s| !s.game.start_hands[s.color.index()].is_empty())
+        .filter(|s| s.game.studied.matches(s.color) && !s.game.start_hands[s.color.index()].is_empty())
         .collect()
 }
 
@@ -471,10 +495,10 @@ impl GateCount {
     }
 }
 
-/// Gates grouped by `key`, per piece (index = `HandPiece::index`).
+/// Gates of the studied sides grouped by `key`, per piece (index = `HandPiece::index`).
 pub fn gates_by<K: Ord>(games: &[GameSummary], key: impl Fn(&GateEvent) -> K) -> BTreeMap<K, [GateCount; 2]> {
     let mut out: BTreeMap<K, [GateCount; 2]> = BTreeMap::new();
-    for g in games.iter().flat_map(|g| &g.gates) {
+    for g in games.iter().flat_map(|g| g.gates.iter().filter(|e| g.studied.matches(e.color))) {
         out.entry(key(g)).or_default()[g.piece.index()].add(g);
     }
     out
@@ -737,6 +761,28 @@ mod tests {
         let other_start = Position::from_fen(&start.fen().replace(" w ", " b ")).unwrap();
         let moved = summarize(&other_start, &[], Some(0), None).unwrap();
         assert_eq!(distinct_games([&game(&[], 0), &moved]), 2);
+    }
+
+    #[test]
+    fn a_followed_player_counts_its_own_sides_alone() {
+        let start = Position::startpos();
+        // White gates the Hawk with its knight, Black the Elephant with its knight.
+        let mut g = summarize(&start, &["g1f3h", "b8c6e", "e2e4"], Some(1), None).unwrap();
+        let named = |g: &mut GameSummary, w: &str, b: &str| g.players = [Some(w.into()), Some(b.into())];
+        let sides = |g: &GameSummary| side_games(std::slice::from_ref(g)).iter().map(|s| s.color).collect::<Vec<_>>();
+        let pieces = |g: &GameSummary| gates_by(std::slice::from_ref(g), |e| e.color).into_keys().collect::<Vec<_>>();
+        assert!(!g.follow("a"), "self-play names no player");
+        assert_eq!(g.studied, Sides::All);
+        named(&mut g, "a", "b");
+        assert!(g.follow("b"));
+        assert_eq!((sides(&g), pieces(&g)), (vec![Color::Black], vec![Color::Black]));
+        assert!(g.follow("a"));
+        assert_eq!((sides(&g), pieces(&g)), (vec![Color::White], vec![Color::White]));
+        assert!(!g.follow("c"), "a player who is not there leaves the game as it was");
+        assert_eq!(g.studied, Sides::White);
+        named(&mut g, "a", "a");
+        assert!(g.follow("a"));
+        assert_eq!(sides(&g), vec![Color::White, Color::Black]);
     }
 
     #[test]

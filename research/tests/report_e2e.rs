@@ -91,6 +91,44 @@ fn control_games_alone_report_no_gating() {
 }
 
 #[test]
+fn following_one_player_sets_two_players_side_by_side() {
+    // "a" gates at move 1 in both games (the Hawk as White, the Elephant as Black), "b" at
+    // move 2 (the Elephant as Black, the Hawk as White); a third game "a" did not play.
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("match.pgn");
+    let game = |w: &str, b: &str, result: &str, moves: &str| {
+        format!(
+            "[White \"{w}\"]\n[Black \"{b}\"]\n[Variant \"Seirawan\"]\n[Result \"{result}\"]\n\n{moves} {result}\n\n"
+        )
+    };
+    let text = game("a", "b", "1-0", "1. Nf3/H e5 2. e4 Nc6/E")
+        + &game("b", "a", "0-1", "1. e4 Nf6/E 2. Nc3/H d6")
+        + &game("b", "c", "1/2-1/2", "1. e4 e5");
+    std::fs::write(&pgn, text).unwrap();
+    let report = |player: &str| {
+        let out = dir.path().join(player);
+        let opts =
+            Options { pgn: vec![pgn.clone()], out: out.clone(), player: Some(player.into()), ..Options::default() };
+        (gating_report(&opts, None), out)
+    };
+    let (a, out) = report("a");
+    assert_eq!(a.unwrap().games, 2);
+    let entry = read(&out, "entry.csv");
+    assert!(entry.contains("\nE,both,2,1,0.5000,0.5000,0.0000,1.00,1,1,1\n"), "{entry}");
+    assert!(entry.contains("\nH,both,2,1,0.5000,0.5000,0.0000,1.00,1,1,1\n"), "{entry}");
+    assert!(entry.contains("\nE,white,1,0,") && entry.contains("\nH,black,1,0,"), "{entry}");
+    assert!(read(&out, "report.html").contains("a's alone, in the 2 of 3 games it played (1 as White, 1 as Black"));
+    let (b, out) = report("b");
+    assert_eq!(b.unwrap().games, 3);
+    let entry = read(&out, "entry.csv");
+    assert!(entry.contains("\nE,both,3,1,0.3333,0.6667,0.0000,2.00,2,2,2\n"), "{entry}");
+    match report("nobody").0 {
+        Err(e @ ReportError::NoPlayerGames { .. }) => assert!(e.to_string().contains(r#""a", "b", "c""#), "{e}"),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
 fn bad_input_is_an_error_naming_it() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");

@@ -51,6 +51,11 @@ pub struct GatingReportArgs {
     /// Title of the report.
     #[arg(long, default_value = "szero gating report")]
     title: String,
+    /// Follow one player through PGN games against others (its name in the White/Black
+    /// tags): only its games are read and every per-side table counts its sides alone, so
+    /// two reports over one match set its players side by side.
+    #[arg(long)]
+    player: Option<String>,
 }
 
 pub fn run(args: GatingReportArgs) -> Result<ExitCode> {
@@ -81,6 +86,7 @@ pub fn run(args: GatingReportArgs) -> Result<ExitCode> {
         seed: args.seed,
         title: args.title,
         facts: Vec::new(),
+        player: args.player,
     };
     let network = match &args.model {
         Some(path) => {
