@@ -652,7 +652,9 @@ def main():
     add("")
     if terms:
         add(f"- The material-term runs at 2 hours a run (issue 36, item 4): above they learned for {terms}.")
-        add("  And whether szero's players gate like Fairy-Stockfish's once they play at its level.")
+    if not os.path.exists(path("docs", "research", "head-to-head", "szero", "entry.csv")):
+        add("- Whether szero's players gate like Fairy-Stockfish's once they play at its level"
+            " (`scripts/gating-head-to-head`).")
     else:
         add("- The material-term runs (issue 36, item 4, two seeds each, 2 hours): not run. The settings exist:")
         add("  `[selfplay] material_hand_weight` (what a piece in hand counts in the adjudication's material and the")
@@ -678,7 +680,8 @@ def main():
         if missing:
             add(f"- szero as the restricted subject: {', '.join(missing)} not measured yet (rerunning its")
             add("  `scripts/gating-restrictions` command resumes: the measured rows are kept).")
-    add("- The value of gating to szero at 1 s a move (above: 10,000 nodes, a few plies).")
+    if "movetime" not in open(path("docs", "research", "gating-value.md")).read():
+        add("- The value of gating to szero at 1 s a move (above: 10,000 nodes, a few plies).")
     add("")
     text = "\n".join(md)
     if "--check" in sys.argv[1:]:
