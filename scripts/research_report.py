@@ -367,8 +367,8 @@ def entry_rules_learned(add):
         if os.path.exists(r["match"]):
             vs = score_elo(json.load(open(r["match"])))
         (p, se), (dr, _), (e, _), (h, _) = r["white"], r["draws"], r["E never"], r["H never"]
-        add(f"| {rule} | {s} | {r['reached']['minutes']:.0f} | {vs} | {r['games']} ({r['late']}) | "
-            f"{r['all'][1]} of {r['all'][0]} | {100 * p:.1f}% [{100 * (p - Z * se):.1f}, {100 * (p + Z * se):.1f}] | "
+        add(f"| {rule} | {s} | {r['reached']['minutes']:.0f} | {vs} | {r['games']:,} ({r['late']}) | "
+            f"{r['all'][1]:,} of {r['all'][0]:,} | {100 * p:.1f}% [{100 * (p - Z * se):.1f}, {100 * (p + Z * se):.1f}] | "
             f"{100 * dr:.1f}% | {100 * e:.1f}% / {100 * h:.1f}% | {r['moves'][0]:.1f} / {r['moves'][1]:.1f} |")
     add("")
     keys = ("white", "draws", "E never", "H never")
