@@ -90,6 +90,42 @@ def never_entered_table(add, a, b):
     add("")
 
 
+def learned_habit(add):
+    """How often szero's own self-play leaves the pieces in hand once it has learned a while:
+    the standard rule's runs of `scripts/entry-rules`, over their last third."""
+    d = path("docs", "research", "entry-rules")
+    runs = sorted(f for f in os.listdir(d) if re.fullmatch(r"seirawan-s\d+", f)
+                  and os.path.isfile(os.path.join(d, f, "generations.csv"))) if os.path.isdir(d) else []
+    if not runs:
+        return
+    steps = json.load(open(os.path.join(d, "study.json")))["steps"]
+    parts = []
+    for name in runs:
+        late, n, mean = late_generations(rows("docs", "research", "entry-rules", name, "generations.csv"))
+        e, h = 1 - mean("E entered"), 1 - mean("H entered")
+        part = (f"seed {name.rsplit('-s', 1)[1]}: the Elephant {pct(share_interval(round(e * 2 * n), 2 * n))}, "
+                f"the Hawk {pct(share_interval(round(h * 2 * n), 2 * n))} of {2 * n:,} sides (generations {late})")
+        probe = os.path.join(d, name, "value_by_via.csv")
+        if os.path.exists(probe):
+            # The final network's value of each gate against the same move without it, pooled
+            # over the pieces the gate follows (each row a mean with its standard error).
+            gaps = []
+            for piece in ("E", "H"):
+                r = [x for x in csv.DictReader(open(probe)) if x["piece"] == piece and int(x["n"]) > 0]
+                total = sum(int(x["n"]) for x in r)
+                mean = sum(int(x["n"]) * float(x["v(gate) - v(twin)"]) for x in r) / total
+                se = math.sqrt(sum((int(x["n"]) * float(x["std err"])) ** 2 for x in r)) / total
+                gaps.append(f"{piece} {mean:+.3f} [{mean - Z * se:+.3f}, {mean + Z * se:+.3f}]")
+            part += f"; its final network values a gate against the same move without it at {', '.join(gaps)}"
+        parts.append(part)
+    add("szero's own self-play learns the habit from zero, and more strongly. The standard rule's runs of")
+    add(f"`scripts/entry-rules` ({steps:,} trainer steps with `configs/default.toml`) leave a piece in hand for good")
+    add("in these shares of sides over the last third of their generations, and their final networks'")
+    add("value heads (expected score, -1 to 1, on the probe's positions) rate the gates so")
+    add(f"(`docs/research/entry-rules/`): {'; '.join(parts)}.")
+    add("")
+
+
 def head_to_head(add):
     """szero and Fairy-Stockfish at about the same strength, in the same games
     (`scripts/gating-head-to-head`): each player's sides, from its own gating report."""
@@ -547,6 +583,7 @@ def main():
         add("bringing one in earns it little until the last gating square is about to go. (The entry move is a")
         add("median over the sides that entered the piece.)")
         add("")
+    learned_habit(add)
     head_to_head(add)
     add("## Which piece first, and behind what?")
     add("")
