@@ -551,6 +551,12 @@ def main():
         strong = rows("docs", "variant-strong", "all", "variants.csv")
         add("  (`docs/variant-strong/`): " + ", ".join(f"{r['variant']} {int(r['distinct']):,} distinct of {int(r['games']):,}"
                                                    for r in strong) + ".")
+    learning = path("docs", "research", "entry-rules")
+    made = sorted(f[:-5] for f in os.listdir(learning)
+                  if re.fullmatch(r"[a-z-]+-s\d+\.json", f)) if os.path.isdir(learning) else []
+    if made:
+        add(f"  And szero learning each rule from zero (`scripts/entry-rules`, `docs/research/entry-rules/`): {len(made)} of")
+        add(f"  the {3 * len(ENTRY_RULES)} runs made so far ({', '.join(made)}), their self-play games counted for duplicates.")
     add("")
     add("## When do the hand pieces come in?")
     add("")
