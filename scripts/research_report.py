@@ -72,22 +72,43 @@ def share_interval(k, n):
 
 
 def never_entered_table(add, a, b):
-    """Two sets of sides side by side (each a (name, entry.csv rows by (piece, side))): how
-    often each never entered a piece, the difference with its 95% interval, and when the
-    sides that did entered it."""
-    (an, ae), (bn, be) = a, b
+    """Two sets of sides side by side, each (name, its gating report's folder): how often
+    each never entered a piece and how late the others entered it, each difference with its
+    95% interval."""
+    (an, ad), (bn, bd) = a, b
     add(f"| piece | never entered, {an} | never entered, {bn} | difference, points [95%] "
-        f"| median entry move (interquartile), {an} | {bn} |")
-    add("|---|---|---|---|---|---|")
+        f"| mean entry move, {an} | {bn} | difference, moves [95%] | median entry move (interquartile), {an} | {bn} |")
+    add("|---|---|---|---|---|---|---|---|---|")
+    out = {}
     for p, name in (("E", "Elephant"), ("H", "Hawk")):
-        x, y = ae[(p, "both")], be[(p, "both")]
-        nx, ny = int(x["held"]), int(y["held"])
-        kx, ky = nx - int(x["entered"]), ny - int(y["entered"])
-        px, py = kx / nx, ky / ny
-        half = Z * math.hypot(share_se(px, nx), share_se(py, ny))
-        add(f"| {name} | {pct(share_interval(kx, nx))} | {pct(share_interval(ky, ny))} | {points(px - py, half)} | "
+        x, y = (next(r for r in rows(d, "entry.csv") if (r["piece"], r["side"]) == (p, "both")) for d in (ad, bd))
+        (kx, nx), (ky, ny) = ((int(r["held"]) - int(r["entered"]), int(r["held"])) for r in (x, y))
+        (mx, sx), (my, sy) = (entry_move_mean(d, p) for d in (ad, bd))
+        half = Z * math.hypot(sx, sy)
+        add(f"| {name} | {pct(share_interval(kx, nx))} | {pct(share_interval(ky, ny))} | {share_difference(kx, nx, ky, ny)} | "
+            f"{mx:.1f} | {my:.1f} | {mx - my:+.1f} [{mx - my - half:+.1f}, {mx - my + half:+.1f}] | "
             f"{x['median']} ({x['p25']}-{x['p75']}) | {y['median']} ({y['p25']}-{y['p75']}) |")
+        out[p] = (kx / nx, ky / ny, mx - my, half)
     add("")
+    return out
+
+
+def share_difference(kx, nx, ky, ny):
+    """kx/nx - ky/ny in percentage points with Newcombe's 95% interval (from the two Wilson
+    intervals): unlike the normal one it does not shrink to nothing when both are 0."""
+    (px, lx, ux), (py, ly, uy) = share_interval(kx, nx), share_interval(ky, ny)
+    return (f"{100 * (px - py):+.1f} [{100 * (px - py - math.hypot(px - lx, uy - py)):+.1f}, "
+            f"{100 * (px - py + math.hypot(ux - px, py - ly)):+.1f}]")
+
+
+def entry_move_mean(report, piece):
+    """The mean move at which a report's sides entered `piece` (those that did), with its
+    standard error, from the report's entries-by-move histogram (entry_moves.csv)."""
+    counts = [(int(r["move"]), int(r[f"{piece} white"]) + int(r[f"{piece} black"])) for r in rows(report, "entry_moves.csv")]
+    n = sum(c for _, c in counts)
+    mean = sum(m * c for m, c in counts) / n
+    var = sum(c * (m - mean) ** 2 for m, c in counts) / (n - 1)
+    return mean, math.sqrt(var / n)
 
 
 def learned_habit(add):
@@ -130,10 +151,8 @@ def head_to_head(add):
     """szero and Fairy-Stockfish at about the same strength, in the same games
     (`scripts/gating-head-to-head`): each player's sides, from its own gating report."""
     d = path("docs", "research", "head-to-head")
-    reports = [os.path.join(d, who, "entry.csv") for who in ("szero", "fairy-stockfish")]
-    if not all(os.path.exists(f) for f in reports):
+    if not all(os.path.exists(os.path.join(d, who, "entry.csv")) for who in ("szero", "fairy-stockfish")):
         return
-    e = [{(r["piece"], r["side"]): r for r in csv.DictReader(open(f))} for f in reports]
     v = rows("docs", "research", "head-to-head", "szero", "variants.csv")[0]
     with gzip.open(os.path.join(d, "games.pgn.gz"), "rt") as f:
         first = f.read(2000)
@@ -146,9 +165,18 @@ def head_to_head(add):
     add(f"each played with both colours{result}. Each player's sides in the same games")
     add("(`scripts/gating-head-to-head`, `docs/research/head-to-head/`; `szero gating-report --player`):")
     add("")
-    never_entered_table(add, ("szero", e[0]), ("Fairy-Stockfish", e[1]))
-    add("The two players' sides share their games, so they are not independent samples; the interval treats")
+    t = never_entered_table(add, ("szero", os.path.join(d, "szero")),
+                            ("Fairy-Stockfish", os.path.join(d, "fairy-stockfish")))
+    add("The two players' sides share their games, so they are not independent samples; the intervals treat")
     add("them as if they were.")
+    add("")
+    never = lambda i: ", ".join(f"{piece} {100 * t[k][i]:.1f}%" for k, piece in (("E", "Elephant"), ("H", "Hawk")))
+    later = "; ".join(f"the {piece} {t[k][2]:+.1f} moves [{t[k][2] - t[k][3]:+.1f}, {t[k][2] + t[k][3]:+.1f}]"
+                      for k, piece in (("E", "Elephant"), ("H", "Hawk")))
+    add(f"Sides that never entered a piece here: szero {never(0)}; Fairy-Stockfish {never(1)}. The 10,000-node")
+    add("games above differ in three ways at once (a shallower search, no network at the root, szero as its own")
+    add("opponent), so these games do not say which of them makes the difference. szero's mean entry move")
+    add(f"against Fairy-Stockfish's in the same games: {later}.")
     add("")
 
 
@@ -576,18 +604,18 @@ def main():
     if os.path.exists(sz):
         # szero's alpha-beta on the same question, from the entry rules' stronger-play study
         # (its standard-rule games: the same 6 random opening plies, each opening once).
-        sz_entry = {(r["piece"], r["side"]): r for r in rows("docs", "variant-strong", "seirawan", "entry.csv")}
         sv = rows("docs", "variant-strong", "seirawan", "variants.csv")[0]
         add(f"Does szero bring them in the same way? Its alpha-beta over its learned evaluation at {SZERO_NODES:,}")
         add(f"nodes a move (the default play mode at that count: {szero_rating}; far below depth {depth}), against itself")
         add(f"over {int(sv['games']):,} games ({int(sv['distinct']):,} distinct), `docs/variant-strong/seirawan/`:")
         add("")
-        never_entered_table(add, ("szero", sz_entry), (f"Fairy-Stockfish depth {depth}", entry))
-        add("It enters both pieces about as early (the median move), but strands far more of them. A likely")
-        add("reason: the learned evaluation it searches with values a piece in hand that can still enter about as")
-        add("much as the same piece on the board (the fit's weights, `models/szero-default.eval.json`), so")
-        add("bringing one in earns it little until the last gating square is about to go. (The entry move is a")
-        add("median over the sides that entered the piece.)")
+        never_entered_table(add, ("szero", path("docs", "variant-strong", "seirawan")),
+                            (f"Fairy-Stockfish depth {depth}", path(ref)))
+        add("Its median entry move is the same, but a long tail of late entries puts its mean several moves")
+        add("later, and it strands far more pieces. A likely reason: the learned evaluation it searches with")
+        add("values a piece in hand that can still enter about as much as the same piece on the board (the fit's")
+        add("weights, `models/szero-default.eval.json`), so bringing one in earns it little until the last gating")
+        add("square is about to go. (Entry moves are over the sides that entered the piece.)")
         add("")
     learned_habit(add)
     head_to_head(add)
