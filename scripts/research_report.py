@@ -569,9 +569,14 @@ def main():
         add("  before the learned evaluation stood at +641 [+523, +759] at 1 s, BENCHMARKS.md).")
     add("- **Restriction costs**: the same engine and depth, barred from one gating choice, against itself")
     add("  unrestricted (`docs/research/restrictions.md`, 200 games a row, 199 of 200 distinct).")
-    add("- **The value of gating**: Fairy-Stockfish's search (depth 10), szero's network shipped until 2026-12-06 and szero's")
-    add(f"  default play mode ({SZERO_NODES:,} nodes a move) valuing the same moves with and without their gates")
-    add("  (`docs/research/gating-value.md`).")
+    if "movetime" in open(path("docs", "research", "gating-value.md")).read():
+        add("- **The value of gating**: Fairy-Stockfish's search (depth 10), szero's network shipped since 2026-12-06")
+        add(f"  and szero's default play mode with it ({SZERO_NODES:,} nodes and 1 s a move) valuing the same moves with")
+        add("  and without their gates (`docs/research/gating-value.md`).")
+    else:
+        add("- **The value of gating**: Fairy-Stockfish's search (depth 10), szero's network shipped until 2026-12-06")
+        add(f"  and szero's default play mode ({SZERO_NODES:,} nodes a move) valuing the same moves with and without")
+        add("  their gates (`docs/research/gating-value.md`).")
     add("- **The entry rules**: no other engine plays the two alternative rules. Baseline search")
     add("  (`mcts-material`, 200 nodes), 400 distinct games a rule (`docs/variant-baseline/`)" +
         ("; and szero's alpha-beta search over its learned evaluation at 10,000 nodes" if strong_rules else "."))
@@ -723,9 +728,6 @@ def main():
     add("")
     if terms:
         add(f"- The material-term runs at 2 hours a run (issue 36, item 4): above they learned for {terms}.")
-    if not os.path.exists(path("docs", "research", "head-to-head", "szero", "entry.csv")):
-        add("- Whether szero's players gate like Fairy-Stockfish's once they play at its level"
-            " (`scripts/gating-head-to-head`).")
     else:
         add("- The material-term runs (issue 36, item 4, two seeds each, 2 hours): not run. The settings exist:")
         add("  `[selfplay] material_hand_weight` (what a piece in hand counts in the adjudication's material and the")
@@ -733,10 +735,13 @@ def main():
         add("  (no material head, draws at the length limit): `scripts/ablate` variants `hand-entered` and")
         add("  `no-human-values`. The pieces' values from strong play are measured above; from a run's own games:")
         add("  `szero piece-values --run DIR`.")
+    if not os.path.exists(path("docs", "research", "head-to-head", "szero", "entry.csv")):
+        add("- Whether szero's players gate like Fairy-Stockfish's once they play at its level"
+            " (`scripts/gating-head-to-head`).")
     if learned:
         budget, missing = learned
         if missing:
-            add(f"- The entry rules compared by learning at {budget} a run (3 seeds a rule, about an hour each):")
+            add(f"- The entry rules compared by learning at {budget} a run (3 seeds a rule, about 67 minutes each):")
             add(f"  not run yet: {', '.join(missing)} (`scripts/entry-rules SEED` resumes).")
     elif strong_rules:
         add("- The entry rules compared by learning (`scripts/entry-rules`, 3 seeds a rule, about an hour each): not")
