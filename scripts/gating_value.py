@@ -301,16 +301,22 @@ def main():
     gate_moves = {(r["fen"], r["move"]) for r in rows}
     fsf_best_gate = net_best_gate = same_best = 0
     ab_best_gate, ab_same_best = {limit: 0 for limit in ab}, {limit: 0 for limit in ab}
+    def tops(ms, score):
+        """The moves sharing a position's best score (engines often score several alike), so
+        that what counts below does not hang on the order the moves were read in."""
+        top = max(score(v) for v in ms.values())
+        return {m for m, v in ms.items() if score(v) == top}
+
     for fen, ms in best.items():
-        bf = max(ms, key=lambda m: ms[m][0])
-        bn = max(ms, key=lambda m: ms[m][1])
-        fsf_best_gate += (fen, bf) in gate_moves
-        net_best_gate += (fen, bn) in gate_moves
-        same_best += bf == bn
+        gates = lambda top: all((fen, m) in gate_moves for m in top)
+        bf, bn = tops(ms, lambda v: v[0]), tops(ms, lambda v: v[1])
+        fsf_best_gate += gates(bf)
+        net_best_gate += gates(bn)
+        same_best += bool(bf & bn)
         for limit in ab:
-            ba = max(ms, key=lambda m: ms[m][2][limit])
-            ab_best_gate[limit] += (fen, ba) in gate_moves
-            ab_same_best[limit] += bf == ba
+            ba = tops(ms, lambda v: v[2][limit])
+            ab_best_gate[limit] += gates(ba)
+            ab_same_best[limit] += bool(bf & ba)
     n_pos = len(best)
 
     def summary(sub):
@@ -364,7 +370,8 @@ def main():
             f"- szero's default play mode ({limit_words(limit)}) values gating at {fmt(*ab_gain)} cp on "
             f"average and agrees with Fairy-Stockfish on whether the gate helps in {100 * aa:.0f}% "
             f"[{100 * aa_lo:.0f}, {100 * aa_hi:.0f}] of those moves, rank correlation {ab_rho:+.2f}: "
-            + ("no better than chance." if aa_lo <= 0.5 <= aa_hi else "better than chance, where its network is not.")
+            + ("no better than chance." if aa_lo <= 0.5 <= aa_hi else
+               "better than chance" + (", where its network alone is not." if ag_lo <= 0.5 <= ag_hi else "."))
         )
         ab_table = ab_head + [ab_line("all", rows, 0, limit)]
         for k, piece in enumerate(["E", "H"]):
@@ -409,6 +416,9 @@ def main():
         *by_via,
         "",
         "## The best of each position's moves that can gate (with and without their gates)",
+        "",
+        "A gate counts as best only where no move without a gate scores as high; two valuations pick the same "
+        "move where their best moves (ties included) share one.",
         "",
         f"- Fairy-Stockfish's best is a gate in {fsf_best_gate} of {n_pos} positions ({100 * fsf_best_gate / n_pos:.0f}%);",
         f"- the network's best is a gate in {net_best_gate} of {n_pos} ({100 * net_best_gate / n_pos:.0f}%);",

@@ -551,7 +551,7 @@ def main():
         where = f", between depths {lo_hi[0].rsplit('=', 1)[1]} and {lo_hi[1].rsplit('=', 1)[1]}" if lo_hi else ""
         szero_rating = f"{r['elo']:+.0f} [{r['elo_lo']:+.0f}, {r['elo_hi']:+.0f}] on the scale{where}"
     add(f"- **szero as a second subject**: its default play mode (alpha-beta over the learned evaluation, with")
-    add(f"  the network shipped until 2026-12-06 at the root: the studies below ran with it) at")
+    add(f"  the network shipped until 2026-12-06 at the root: its restriction costs below ran with it) at")
     add(f"  {SZERO_NODES:,} nodes a move, {szero_rating} (`szero scale rate`, 100 games against each anchor it")
     timed = path("docs", "strength-card", "timed-scale-rating.json")
     if os.path.exists(timed):
