@@ -80,8 +80,9 @@ def never_entered_table(add, a, b):
         f"| mean entry move, {an} | {bn} | difference, moves [95%] | median entry move (interquartile), {an} | {bn} |")
     add("|---|---|---|---|---|---|---|---|---|")
     out = {}
+    entries = [{r["piece"]: r for r in rows(d, "entry.csv") if r["side"] == "both"} for d in (ad, bd)]
     for p, name in (("E", "Elephant"), ("H", "Hawk")):
-        x, y = (next(r for r in rows(d, "entry.csv") if (r["piece"], r["side"]) == (p, "both")) for d in (ad, bd))
+        x, y = (e[p] for e in entries)
         (kx, nx), (ky, ny) = ((int(r["held"]) - int(r["entered"]), int(r["held"])) for r in (x, y))
         (mx, sx), (my, sy) = (entry_move_mean(d, p) for d in (ad, bd))
         half = Z * math.hypot(sx, sy)
