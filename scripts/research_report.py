@@ -112,18 +112,37 @@ def entry_move_mean(report, piece):
     return mean, math.sqrt(var / n)
 
 
+ENTRY_RULES = ("seirawan", "seirawan-forced", "seirawan-placement")
+ENTRY_RULES_DIR = ("docs", "research", "entry-rules")
+
+
+def entry_rules_runs():
+    """The runs of `scripts/entry-rules` made so far, read once for every section that uses
+    them: (the study's settings, {(rule, seed): the run's name}), or None before the study
+    began. A run counts once both its row (`<rule>-s<seed>.json`) and its gating report's
+    generations.csv are there: a run still learning or being reported on is left out."""
+    d = path(*ENTRY_RULES_DIR)
+    if not os.path.isfile(os.path.join(d, "study.json")):
+        return None
+    runs = {}
+    for f in os.listdir(d):
+        m = re.fullmatch(r"([a-z-]+)-s(\d+)\.json", f)
+        if m and m[1] in ENTRY_RULES and os.path.isfile(os.path.join(d, f[:-5], "generations.csv")):
+            runs[(m[1], int(m[2]))] = f[:-5]
+    return json.load(open(os.path.join(d, "study.json"))), runs
+
+
 def learned_habit(add):
     """How often szero's own self-play leaves the pieces in hand once it has learned a while:
     the standard rule's runs of `scripts/entry-rules`, over their last third."""
-    d = path("docs", "research", "entry-rules")
-    runs = sorted(f for f in os.listdir(d) if re.fullmatch(r"seirawan-s\d+", f)
-                  and os.path.isfile(os.path.join(d, f, "generations.csv"))) if os.path.isdir(d) else []
+    study = entry_rules_runs()
+    runs = [n for (rule, _), n in sorted(study[1].items(), key=lambda x: x[0][1]) if rule == "seirawan"] if study else []
     if not runs:
         return
-    steps = json.load(open(os.path.join(d, "study.json")))["steps"]
+    d, steps = path(*ENTRY_RULES_DIR), study[0]["steps"]
     parts = []
     for name in runs:
-        late, n, mean = late_generations(rows("docs", "research", "entry-rules", name, "generations.csv"))
+        late, n, mean = late_generations(rows(*ENTRY_RULES_DIR, name, "generations.csv"))
         e, h = 1 - mean("E entered"), 1 - mean("H entered")
         part = (f"seed {name.rsplit('-s', 1)[1]}: the Elephant {pct(share_interval(round(e * 2 * n), 2 * n))}, "
                 f"the Hawk {pct(share_interval(round(h * 2 * n), 2 * n))} of {2 * n:,} sides (generations {late})")
@@ -371,7 +390,6 @@ def material_terms(add):
     return budget
 
 
-ENTRY_RULES = ("seirawan", "seirawan-forced", "seirawan-placement")
 # Student's t, 97.5% quantile, by degrees of freedom: the spread between a few seeds.
 T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
 
@@ -382,26 +400,20 @@ def entry_rules_learned(add):
     alternative rule minus the standard one, seed by seed (the two runs' games are
     independent, so their variances add) and as the mean over the seeds both rules have.
     Returns (the budget, the runs still missing), or None when no run is measured yet."""
-    d = path("docs", "research", "entry-rules")
-    if not os.path.isfile(os.path.join(d, "study.json")):
+    study = entry_rules_runs()
+    if not study:
         return None
-    meta = json.load(open(os.path.join(d, "study.json")))
+    d, (meta, made) = path(*ENTRY_RULES_DIR), study
     runs = {}
-    for f in sorted(os.listdir(d)):
-        name = f[: -len(".json")]
-        if not f.endswith(".json") or "." in name or "-s" not in name:
-            continue
-        rule, seed = name.rsplit("-s", 1)
-        if rule not in ENTRY_RULES or not os.path.isfile(os.path.join(d, name, "generations.csv")):
-            continue
-        late, n, mean = late_generations(rows("docs", "research", "entry-rules", name, "generations.csv"))
+    for (rule, seed), name in made.items():
+        late, n, mean = late_generations(rows(*ENTRY_RULES_DIR, name, "generations.csv"))
         draws = mean("draw share")
         wins = round(n * (mean("white score") - draws / 2))
         ties = round(n * draws)
         share = lambda p, m: (p, share_se(p, m))
-        vd = rows("docs", "research", "entry-rules", name, "variants.csv")[0]
-        runs[(rule, int(seed))] = {
-            "reached": json.load(open(os.path.join(d, f))),
+        vd = rows(*ENTRY_RULES_DIR, name, "variants.csv")[0]
+        runs[(rule, seed)] = {
+            "reached": json.load(open(os.path.join(d, f"{name}.json"))),
             "late": late,
             "games": n,
             "all": (int(vd["games"]), int(vd["distinct"])),
@@ -585,9 +597,8 @@ def main():
         strong = rows("docs", "variant-strong", "all", "variants.csv")
         add("  (`docs/variant-strong/`): " + ", ".join(f"{r['variant']} {int(r['distinct']):,} distinct of {int(r['games']):,}"
                                                    for r in strong) + ".")
-    learning = path("docs", "research", "entry-rules")
-    made = sorted(f[:-5] for f in os.listdir(learning)
-                  if re.fullmatch(r"[a-z-]+-s\d+\.json", f)) if os.path.isdir(learning) else []
+    learning = entry_rules_runs()
+    made = sorted(learning[1].values()) if learning else []
     if made:
         add(f"  And szero learning each rule from zero (`scripts/entry-rules`, `docs/research/entry-rules/`): {len(made)} of")
         add(f"  the {3 * len(ENTRY_RULES)} runs made so far ({', '.join(made)}), their self-play games counted for duplicates.")
