@@ -304,6 +304,8 @@ def late_generations(gens):
     return f"{first}-{last}", n, lambda key: sum(float(g[key]) * int(g["games"]) for g in late) / n
 
 
+# A 2-hour run's budget: the learning curve's 2-hour runs trained 9,412 and 13,077 steps.
+TWO_HOURS = 10000
 MATERIAL_TERMS = {
     "default": "the default: a piece in hand counts in full while it can enter",
     "hand-entered": "`hand-entered`: a piece in hand counts nothing until it enters",
@@ -312,13 +314,28 @@ MATERIAL_TERMS = {
 
 
 def material_terms(add):
-    """The material-term runs (`scripts/material-terms`, `docs/research/material-terms/`):
-    each variant's network against the default's of its seed, how each run's self-play
-    brought the pieces in, and what the pieces were worth in it. Returns the budget the
-    runs learned for ("1,200 trainer steps"), or None when nothing is measured yet."""
-    d = path("docs", "research", "material-terms")
-    if not os.path.isdir(d):
-        return None
+    """The material-term runs (`scripts/material-terms`), one budget a directory:
+    `docs/research/material-terms/` (its default budget) and any `material-terms-*/` (another
+    `--steps`), smallest budget first. Returns [(steps, what the runs of that budget learned
+    for and what is missing)], empty when nothing is measured yet."""
+    research = path("docs", "research")
+    dirs = [n for n in os.listdir(research) if re.fullmatch(r"material-terms(-[a-z0-9]+)?", n)
+            and os.path.isfile(os.path.join(research, n, "study.json"))]
+    dirs.sort(key=lambda n: json.load(open(os.path.join(research, n, "study.json")))["steps"])
+    made = []
+    for name in dirs:
+        budget = material_terms_at(add, name, first=not made, several=len(dirs) > 1)
+        if budget:
+            made.append(budget)
+    return made
+
+
+def material_terms_at(add, study, first, several):
+    """One budget's material-term runs (`docs/research/STUDY/`): each variant's network against
+    the default's of its seed, how each run's self-play brought the pieces in, and what the
+    pieces were worth in it. Returns (steps, "1,200 trainer steps" and what is missing), or
+    None when nothing of it is measured yet."""
+    d = path("docs", "research", study)
     names = sorted(n for n in os.listdir(d) if os.path.isfile(os.path.join(d, n, "generations.csv")))
     runs = [(n.rsplit("-s", 1)[0], n.rsplit("-s", 1)[1]) for n in names]
     # By seed, then in MATERIAL_TERMS' order: every table lists the runs alike.
@@ -327,14 +344,20 @@ def material_terms(add):
         return None
     meta = json.load(open(os.path.join(d, "study.json")))
     budget = f"{meta['steps']:,} trainer steps"
-    add("## Do the material terms change how szero learns to gate?")
-    add("")
+    if first:
+        add("## Do the material terms change how szero learns to gate?")
+        add("")
+    if several:
+        add(f"### At {budget} a run (`docs/research/{study}/`)")
+        add("")
     add(f"Each configuration learned from zero for {budget} a seed ({meta['samples']:,} samples trained, a")
     add("budget the machine's load does not change), otherwise as `configs/default.toml`:")
     for v, what in MATERIAL_TERMS.items():
         add(f"- {what}")
     add(f"Networks play at 200 playouts (Gumbel root), {meta['games']} games a match, random 6-ply openings each")
-    add(f"played with both colours; `scripts/material-terms {' '.join(sorted({s for _, s in runs}))}`.")
+    where = "" if study == "material-terms" else f"--steps {meta['steps']} --out docs/research/{study} "
+    add(f"played with both colours; `scripts/material-terms {where}{' '.join(sorted({s for _, s in runs}))}`"
+        f"{f' (`docs/research/{study}/README.md` says how it was made)' if os.path.exists(os.path.join(d, 'README.md')) else ''}.")
     add("")
     add("| variant | seed | against the default of its seed: score | Elo [95%] | W-D-L | pentanomial | distinct games | against greedy |")
     add("|---|---|---|---|---|---|---|---|")
@@ -358,7 +381,7 @@ def material_terms(add):
     add("| variant | seed | games | E entered | H entered | E mean entry move | H mean entry move | sides with neither entered |")
     add("|---|---|---|---|---|---|---|---|")
     for v, s in runs:
-        late, n, w = late_generations(rows("docs", "research", "material-terms", f"{v}-s{s}", "generations.csv"))
+        late, n, w = late_generations(rows("docs", "research", study, f"{v}-s{s}", "generations.csv"))
         sides = 2 * n
         add(f"| {v} | {s} | {n} (generations {late}) | "
             f"{pct(share_interval(round(w('E entered') * sides), sides))} | "
@@ -387,7 +410,7 @@ def material_terms(add):
         budget += "; not run yet: " + ", ".join(missing)
     if len(seeds) < 2:
         budget += f"; one seed ({seeds[0]}) of the two the issue asks for"
-    return budget
+    return meta["steps"], budget
 
 
 # Student's t, 97.5% quantile, by degrees of freedom: the spread between a few seeds.
@@ -738,8 +761,12 @@ def main():
     terms = material_terms(add)
     add("## Not answered yet")
     add("")
-    if terms:
-        add(f"- The material-term runs at 2 hours a run (issue 36, item 4): above they learned for {terms}.")
+    if terms and terms[-1][0] < TWO_HOURS:
+        add(f"- The material-term runs at 2 hours a run (issue 36, item 4; {TWO_HOURS:,} trainer steps,"
+            " `docs/research/material-terms/README.md`):")
+        add(f"  above they learned for {'; and for '.join(b for _, b in terms)}.")
+    elif terms and ";" in terms[-1][1]:
+        add(f"- The material-term runs at 2 hours a run: {terms[-1][1]}.")
     else:
         add("- The material-term runs (issue 36, item 4, two seeds each, 2 hours): not run. The settings exist:")
         add("  `[selfplay] material_hand_weight` (what a piece in hand counts in the adjudication's material and the")
