@@ -532,8 +532,24 @@ def restriction_table(md, table_path, who):
     md.append(f"Elo is the restricted side's against the unrestricted {who}: the cost of the barred choice is minus")
     md.append("that. **Costs measurably** (the whole interval below zero): " + (", ".join(costly) or "none") + ".")
     md.append(f"**Not resolved** by {n} games (the interval contains zero): " + (", ".join(unresolved) or "none") + ".")
+    repeated = [f"{r} ({k} of {g})" for r, k, g in restriction_distinct(table_path) if g - k > 2]
+    if repeated:
+        md.append(f"Fewer distinct games in {', '.join(repeated)}: where the restricted side never meets the")
+        md.append("barred choice, the two games of an opening are one game replayed with the colours swapped. Such a pair")
+        md.append("scores 1 of 2 and counts once in the pentanomial, which takes the pair as its unit, so it does not")
+        md.append("narrow the interval; it is part of what the restriction costs on average.")
     md.append("")
     return costs
+
+
+def restriction_distinct(table_path):
+    """[(restriction, distinct games, games)] of a `scripts/gating-restrictions` table."""
+    out = []
+    for ln in open(table_path).read().splitlines()[2:]:
+        m = re.search(r"\| (\d+) of (\d+) \|$", ln)
+        if ln.startswith("|") and m:
+            out.append((ln.split("|")[1].strip(), int(m.group(1)), int(m.group(2))))
+    return out
 
 
 def main():
@@ -603,8 +619,13 @@ def main():
     else:
         add("  met; `docs/research/restrictions-szero/scale-rating.json`). At 1 s a move it is stronger (the version")
         add("  before the learned evaluation stood at +641 [+523, +759] at 1 s, BENCHMARKS.md).")
+    rd = restriction_distinct(path("docs", "research", "restrictions.md"))
+    least = min(rd, key=lambda r: r[1])
     add("- **Restriction costs**: the same engine and depth, barred from one gating choice, against itself")
-    add("  unrestricted (`docs/research/restrictions.md`, 200 games a row, 199 of 200 distinct).")
+    others = sorted({k for r, k, _ in rd if r != least[0]})
+    add(f"  unrestricted (`docs/research/restrictions.md`, {'/'.join(sorted({str(g) for _, _, g in rd}))} games a row,"
+        f" {' to '.join(map(str, others[::max(1, len(others) - 1)]))} of them distinct but {least[1]} in {least[0]},"
+        " explained below).")
     if "movetime" in open(path("docs", "research", "gating-value.md")).read():
         add("- **The value of gating**: Fairy-Stockfish's search (depth 10), szero's network shipped since 2026-12-06")
         add(f"  and szero's default play mode with it ({SZERO_NODES:,} nodes and 1 s a move) valuing the same moves with")
