@@ -388,6 +388,26 @@ def material_terms_at(add, study, first, several):
             f"{pct(share_interval(round(w('H entered') * sides), sides))} | "
             f"{w('E mean move'):.1f} | {w('H mean move'):.1f} | {100 * w('neither'):.1f}% |")
     add("")
+    never = {}
+    for v, s in runs:
+        late, n, w = late_generations(rows("docs", "research", study, f"{v}-s{s}", "generations.csv"))
+        never[(v, s)] = {p: (round((1 - w(f"{p} entered")) * 2 * n), 2 * n) for p in ("E", "H")}
+    pairs = [(v, s) for v, s in runs if v != "default" and ("default", s) in never]
+    if pairs:
+        # The issue's question for these runs: does a hand piece stay in hand because the
+        # default's targets count it in full while it can still enter?
+        add("Sides that never entered a piece, each variant minus the default of its seed (percentage points,")
+        add("Newcombe's 95% interval from the two runs' last thirds, each side counted as one sample):")
+        add("")
+        add("| variant | seed | E never entered | minus the default's | H never entered | minus the default's |")
+        add("|---|---|---|---|---|---|")
+        for v, s in pairs:
+            cells = []
+            for p in ("E", "H"):
+                (k, n), (kd, nd) = never[(v, s)][p], never[("default", s)][p]
+                cells += [pct(share_interval(k, n)), share_difference(k, n, kd, nd)]
+            add(f"| {v} | {s} | " + " | ".join(cells) + " |")
+        add("")
     add("What the pieces were worth in each run's self-play (`szero piece-values --run`: a logistic fit of")
     add("results on material over all its games, in pawns, with 95% bootstrap intervals):")
     add("")
