@@ -34,3 +34,18 @@ fn no_games_is_an_error_that_says_what_to_give() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("too few games"), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+#[test]
+fn a_run_that_is_not_there_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-run");
+    let out = Command::new(SZERO).args(["piece-values", "--run"]).arg(&missing).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no-such-run: no such directory"), "{err}");
+    // A directory that is not a run (no shards/) is not read as a run without games.
+    let out = Command::new(SZERO).args(["piece-values", "--run"]).arg(dir.path()).output().unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no shards/ in it"), "{err}");
+}

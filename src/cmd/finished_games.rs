@@ -51,7 +51,14 @@ impl GameSources {
             }
         }
         for run in &self.run {
+            // A mistyped directory would otherwise read as a run without games.
+            anyhow::ensure!(run.is_dir(), "--run {}: no such directory", run.display());
             let dir = runstore::RunLayout::new(run).shards();
+            anyhow::ensure!(
+                dir.is_dir(),
+                "--run {}: no shards/ in it: not a run directory, or a run with no self-play games yet",
+                run.display()
+            );
             for file in formats::shard::list(&dir).with_context(|| format!("{}", dir.display()))? {
                 for record in formats::shard::read(&file).with_context(|| format!("{}", file.display()))? {
                     match record.replay() {
