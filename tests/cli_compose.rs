@@ -73,6 +73,33 @@ fn shards_in_the_wrong_place_are_named() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--run"));
 }
 
+#[test]
+fn training_a_run_that_is_not_there_is_an_error_unless_told_to_wait() {
+    let dir = tempfile::tempdir().unwrap();
+    let missing = dir.path().join("no-such-run");
+    let m = missing.to_str().unwrap();
+    let out = szero(&["train", "--config", SMOKE, "--run", m, "--steps", "1"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no-such-run: no such directory") && err.contains("--wait"), "{err}");
+    assert!(!missing.exists(), "the mistyped run directory was created");
+    // With --wait the trainer may start first: it makes the run and waits for shards (here
+    // until SIGTERM, which stops it cleanly).
+    let mut child = Command::new(SZERO)
+        .args(["train", "--config", SMOKE, "--run", m, "--steps", "1", "--wait", "--poll-secs", "1"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while !missing.join("trainer").exists() && start.elapsed() < std::time::Duration::from_secs(60) {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    assert!(Command::new("kill").arg("-TERM").arg(child.id().to_string()).status().unwrap().success());
+    child.wait().unwrap();
+    assert!(missing.join("trainer").is_dir());
+}
+
 /// `szero promote --config` reads the run config whole, as `train` and `run` do: a bad
 /// value in another table is named, not ignored; and every promotion mode is accepted on
 /// the line. The names of the earlier release (`szero gate`, `[gate]`) still work, with a

@@ -71,6 +71,16 @@ fn describe(m: &Metrics) -> String {
 }
 
 pub fn run(args: TrainArgs) -> Result<ExitCode> {
+    // A mistyped directory would otherwise be created, trained on nothing, and left behind.
+    if let runstore::RunAddress::Local(dir) = &args.run {
+        if !args.wait && !dir.is_dir() {
+            bail!(
+                "--run {}: no such directory (to start a trainer before self-play has written \
+                 anything, give --wait)",
+                dir.display()
+            );
+        }
+    }
     let store = crate::cmd::run::open_run("szero train", &args.run, args.mirror.as_deref())?;
     let run = store.layout();
     let root = run.root().to_path_buf();
