@@ -319,8 +319,12 @@ def material_terms(add):
     `--steps`), smallest budget first. Returns [(steps, what the runs of that budget learned
     for and what is missing)], empty when nothing is measured yet."""
     research = path("docs", "research")
+    # A budget's directory counts once one of its runs has its gating report (a study that
+    # has only begun holds study.json alone).
     dirs = [n for n in os.listdir(research) if re.fullmatch(r"material-terms(-[a-z0-9]+)?", n)
-            and os.path.isfile(os.path.join(research, n, "study.json"))]
+            and os.path.isfile(os.path.join(research, n, "study.json"))
+            and any(os.path.isfile(os.path.join(research, n, f"{v}-s{k}", "generations.csv"))
+                    for v in MATERIAL_TERMS for k in range(1, 10))]
     dirs.sort(key=lambda n: json.load(open(os.path.join(research, n, "study.json")))["steps"])
     made = []
     for name in dirs:
