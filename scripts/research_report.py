@@ -475,7 +475,6 @@ def entry_rules_learned(add):
         return None
     budget = f"{meta['steps']:,} trainer steps"
     seeds = sorted({s for _, s in runs})
-    add("")
     add(f"**Learnt from zero**, each rule for {budget} a seed with `configs/default.toml` (a budget of")
     add("samples, so what a run learns does not depend on the machine's load; the minutes are those of this")
     add("2-core machine), every rule's network learning its own rule only. Its self-play over the last third")
