@@ -575,6 +575,84 @@ def restriction_distinct(table_path):
     return out
 
 
+def in_short(entry, depth, fsf, szero):
+    """The page's answers in a few lines, each number taken from the sections below (the
+    reference games' entry table, the restriction costs, the value of gating, the pieces'
+    measured values), so that the summary cannot drift from them."""
+    def cost(key):
+        """A restriction's Elo for Fairy-Stockfish, with szero's beside it where measured,
+        and whether the interval settles it."""
+        if key not in fsf:
+            return "not measured"
+        e, lo, hi = fsf[key]
+        text = f"{e:+.0f} [{lo:+.0f}, {hi:+.0f}]"
+        if key in szero:
+            se, slo, shi = szero[key]
+            text += f" (szero {se:+.0f} [{slo:+.0f}, {shi:+.0f}])"
+        return text
+
+    def settled(*keys):
+        return all(k in fsf and fsf[k][2] < 0 for k in keys)
+
+    def unresolved(*keys):
+        return all(k in fsf and fsf[k][1] <= 0 <= fsf[k][2] for k in keys)
+
+    out = ["## In short", "",
+           f"What Fairy-Stockfish at depth {depth} does and what each choice costs it (Elo of the restricted side"
+           f" against itself unrestricted, 95% interval; szero's default play mode at {SZERO_NODES:,} nodes a move"
+           " beside it), from the sections below:",
+           ""]
+    e, h = entry[("E", "both")], entry[("H", "both")]
+    out.append(f"- **Bring both pieces in, early.** It enters the Elephant in "
+               f"{pct(share_interval(int(e['entered']), int(e['held'])))} of sides and the Hawk in "
+               f"{pct(share_interval(int(h['entered']), int(h['held'])))}, "
+               + (f"both at a median move of {e['median']}" if e["median"] == h["median"]
+                  else f"at median moves {e['median']} and {h['median']}")
+               + f". Never gating costs {cost('never')}.")
+    if "not-before-move-10" in fsf and "not-before-move-20" in fsf:
+        line = (f"- **There is no hurry in the first ten moves, but there is by move 20.** No gate before move 10: "
+                f"{cost('not-before-move-10')}; none before move 20: {cost('not-before-move-20')}.")
+        if not (unresolved("not-before-move-10") and settled("not-before-move-20")):
+            line = (f"- **How early?** No gate before move 10: {cost('not-before-move-10')}; none before move 20: "
+                    f"{cost('not-before-move-20')}.")
+        out.append(line)
+    if "queenside-only" in fsf and "kingside-only" in fsf:
+        line = f"Gating only on the queenside files (a-d): {cost('queenside-only')}; only on the kingside (e-h): {cost('kingside-only')}."
+        if settled("queenside-only", "kingside-only"):
+            line = ("**Use both wings.** " + line + " The advice to put the extra pieces on the queenside, so that"
+                    f" kingside castling is not delayed, does not hold as a rule: barred from the kingside files, the"
+                    f" engine loses {-fsf['queenside-only'][0]:.0f} Elo.")
+        else:
+            line = "**Wings.** " + line
+        out.append("- " + line)
+    if "elephant-first" in fsf and "hawk-first" in fsf:
+        line = f"Elephant first: {cost('elephant-first')}; Hawk first: {cost('hawk-first')}"
+        out.append(f"- **Which piece first is not resolved** by these games: {line}; both intervals contain zero."
+                   if unresolved("elephant-first", "hawk-first") else f"- **Which piece first.** {line}.")
+    if "no-castle-gate" in fsf:
+        out.append(f"- **Gating while castling**: never doing it scores {cost('no-castle-gate')}"
+                   + (", not resolved (the interval contains zero)." if unresolved("no-castle-gate") else "."))
+    gv = path("docs", "research", "gating-value.md")
+    if os.path.exists(gv):
+        m = re.search(r"gating on a move that can gate is worth ([+-]\d+ cp \[[+-]\d+, [+-]\d+\])", open(gv).read())
+        if m:
+            out.append(f"- **One gate, against the same move without it**: {m.group(1)} on average (Fairy-Stockfish"
+                       " depth 10, every move that can gate in its positions): little, since the piece can usually"
+                       " come in a move later. What costs is waiting too long or barring a wing, above.")
+    pv = path("docs", "research", "piece-values.md")
+    if os.path.exists(pv):
+        vals = {k: (float(x), float(lo), float(hi)) for k, x, lo, hi in re.findall(
+            r"^\| (Q|E|H) \| (\d+\.\d+) \| \[([\d.]+), ([\d.]+)\]", open(pv).read(), re.M)}
+        if len(vals) == 3:
+            v = {k: f"{x:.2f} [{lo:.2f}, {hi:.2f}]" for k, (x, lo, hi) in vals.items()}
+            overlap = max(lo for _, lo, _ in vals.values()) <= min(hi for _, _, hi in vals.values())
+            out.append(f"- **What the pieces are worth** (pawns, measured from the reference games): queen {v['Q']},"
+                       f" Elephant {v['E']}, Hawk {v['H']}"
+                       + ("; the three intervals overlap, so these games do not order them." if overlap else "."))
+    out.append("")
+    return out
+
+
 def main():
     out = path("docs", "research", "README.md")
     ref = "docs/gating-report-fairy-stockfish"
@@ -670,6 +748,7 @@ def main():
         add(f"  And szero learning each rule from zero (`scripts/entry-rules`, `docs/research/entry-rules/`): {len(made)} of")
         add(f"  the {3 * len(ENTRY_RULES)} runs made so far ({', '.join(made)}), their self-play games counted for duplicates.")
     add("")
+    summary_at = len(md)
     add("## When do the hand pieces come in?")
     add("")
     add(f"White scores {pct(score_interval(w, d, l))} over the {games:,} games (W-D-L {w}-{d}-{l}).")
@@ -736,6 +815,7 @@ def main():
     add("## What does each gating choice cost? (restricted players)")
     add("")
     fsf_costs = restriction_table(md, path("docs", "research", "restrictions.md"), "engine")
+    szero_costs = {}
     szero_md = path("docs", "research", "restrictions-szero.md")
     if os.path.exists(szero_md):
         add("### szero as the subject")
@@ -803,6 +883,13 @@ def main():
         entry_rules_tables(add, "variant-strong")
     learned = entry_rules_learned(add)
     terms = material_terms(add)
+    summary = in_short(entry, depth, fsf_costs, szero_costs)
+    same = sum(ln.startswith("White's score: no alternative rule differs measurably") for ln in md)
+    if same:
+        summary.insert(-1, f"- **The alternative entry rules** (forced entry, placement) do not change White's score"
+                           f" measurably in {'baseline play or in szero alpha-beta play' if same == 2 else 'the play measured'}"
+                           " (below: each difference's interval contains zero); they change when the pieces come in.")
+    md[summary_at:summary_at] = summary
     add("## Not answered yet")
     add("")
     if terms and terms[-1][0] < TWO_HOURS:
