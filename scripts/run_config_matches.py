@@ -31,7 +31,8 @@ def overridden(path, config):
     """`config` (the run's config.toml) with the overrides `szero run` gave on its command
     line, which it records as comments after the file's text ("#   [train] seed = 2"), not as
     settings. (`szero study` writes every setting out, so its runs have none.)"""
-    lines = open(path).read().splitlines()
+    with open(path) as f:
+        lines = f.read().splitlines()
     if "# Overridden on the command line:" not in lines:
         return config
     for line in lines[lines.index("# Overridden on the command line:") + 1:]:

@@ -40,6 +40,11 @@ max_steps = 10000
 """
 
 
+def write(path, text):
+    with open(path, "w") as f:
+        f.write(text)
+
+
 def run_made_by_szero_run(config, seed, steps):
     """What `szero run --max-steps STEPS --seed SEED` writes: the file it was given, then its
     command line's overrides as comments."""
@@ -51,11 +56,11 @@ class RunConfigMatches(unittest.TestCase):
     def check(self, run_config, seed=1, steps=10000, config=CONFIG):
         with tempfile.TemporaryDirectory() as d:
             cfg = os.path.join(d, "default.toml")
-            open(cfg, "w").write(config)
+            write(cfg, config)
             run = os.path.join(d, "run")
             os.mkdir(run)
             if run_config is not None:
-                open(os.path.join(run, "config.toml"), "w").write(run_config)
+                write(os.path.join(run, "config.toml"), run_config)
             p = subprocess.run([sys.executable, SCRIPT, cfg, run, str(seed), str(steps)],
                                capture_output=True, text=True)
             return p.returncode, p.stderr
