@@ -337,8 +337,9 @@ def material_terms(add):
 def material_terms_at(add, study, first, several):
     """One budget's material-term runs (`docs/research/STUDY/`): each variant's network against
     the default's of its seed, how each run's self-play brought the pieces in, and what the
-    pieces were worth in it. Returns (steps, "1,200 trainer steps" and what is missing), or
-    None when nothing of it is measured yet."""
+    pieces were worth in it. Returns (steps, "1,200 trainer steps" and what is missing,
+    {(variant, seed): {piece: (sides that never entered it, sides)}} over each run's last
+    third), or None when nothing of it is measured yet."""
     d = path("docs", "research", study)
     names = sorted(n for n in os.listdir(d) if os.path.isfile(os.path.join(d, n, "generations.csv")))
     runs = [(n.rsplit("-s", 1)[0], n.rsplit("-s", 1)[1]) for n in names]
@@ -434,7 +435,7 @@ def material_terms_at(add, study, first, several):
         budget += "; not run yet: " + ", ".join(missing)
     if len(seeds) < 2:
         budget += f"; one seed ({seeds[0]}) of the two the issue asks for"
-    return meta["steps"], budget
+    return meta["steps"], budget, never
 
 
 # Student's t, 97.5% quantile, by degrees of freedom: the spread between a few seeds.
@@ -884,6 +885,20 @@ def main():
     learned = entry_rules_learned(add)
     terms = material_terms(add)
     summary = in_short(entry, depth, fsf_costs, szero_costs)
+    if terms:
+        steps, _, never = terms[-1]
+        pairs = sorted(s for v, s in never if v == "hand-entered" and ("default", s) in never)
+        if pairs:
+            parts = []
+            for sd in pairs:
+                (k, n), (kd, nd) = never[("hand-entered", sd)]["E"], never[("default", sd)]["E"]
+                parts.append(f"seed {sd}: {100 * k / n:.1f}% against {100 * kd / nd:.1f}%, "
+                             f"{share_difference(k, n, kd, nd)} points")
+            summary.insert(-1, "- **Does counting a hand piece in full keep it in hand?** szero learning from zero for"
+                               f" {steps:,} steps with a piece in hand counted for nothing until it enters (`hand-entered`),"
+                               " against the default that counts it in full while it can enter: the sides that never"
+                               f" enter the Elephant in the last third of the run, {'; '.join(parts)}"
+                               " (below: the material terms).")
     same = sum(ln.startswith("White's score: no alternative rule differs measurably") for ln in md)
     if same:
         summary.insert(-1, f"- **The alternative entry rules** (forced entry, placement) do not change White's score"
@@ -895,9 +910,10 @@ def main():
     if terms and terms[-1][0] < TWO_HOURS:
         add(f"- The material-term runs at 2 hours a run (issue 36, item 4; {TWO_HOURS:,} trainer steps,"
             " `docs/research/material-terms/README.md`):")
-        add(f"  above they learned for {'; and for '.join(b for _, b in terms)}.")
-    elif terms and ";" in terms[-1][1]:
-        add(f"- The material-term runs at 2 hours a run: {terms[-1][1]}.")
+        add(f"  above they learned for {'; and for '.join(b for _, b, _ in terms)}.")
+    elif terms:
+        if ";" in terms[-1][1]:
+            add(f"- The material-term runs at 2 hours a run: {terms[-1][1]}.")
     else:
         add("- The material-term runs (issue 36, item 4, two seeds each, 2 hours): not run. The settings exist:")
         add("  `[selfplay] material_hand_weight` (what a piece in hand counts in the adjudication's material and the")
