@@ -361,8 +361,11 @@ def material_terms_at(add, study, first, several):
         add(f"- {what}")
     add(f"Networks play at 200 playouts (Gumbel root), {meta['games']} games a match, random 6-ply openings each")
     where = "" if study == "material-terms" else f"--steps {meta['steps']} --out docs/research/{study} "
-    add(f"played with both colours; `scripts/material-terms {where}{' '.join(sorted({s for _, s in runs}))}`"
-        f"{f' (`docs/research/{study}/README.md` says how it was made)' if os.path.exists(os.path.join(d, 'README.md')) else ''}.")
+    made = f"`scripts/material-terms {where}{' '.join(sorted({s for _, s in runs}))}`"
+    if os.path.exists(os.path.join(d, "README.md")):
+        made += (f" (`docs/research/{study}/README.md` says how it was made)" if not where else
+                 f" and the options `docs/research/{study}/README.md` gives")
+    add(f"played with both colours; {made}.")
     add("")
     add("| variant | seed | against the default of its seed: score | Elo [95%] | W-D-L | pentanomial | distinct games | against greedy |")
     add("|---|---|---|---|---|---|---|---|")
@@ -885,8 +888,8 @@ def main():
     learned = entry_rules_learned(add)
     terms = material_terms(add)
     summary = in_short(entry, depth, fsf_costs, szero_costs)
-    if terms:
-        steps, _, never = terms[-1]
+    # The largest budget whose runs answer it.
+    for steps, _, never in reversed(terms):
         pairs = sorted(s for v, s in never if v == "hand-entered" and ("default", s) in never)
         if pairs:
             parts = []
@@ -899,6 +902,7 @@ def main():
                                " against the default that counts it in full while it can enter: the sides that never"
                                f" enter the Elephant in the last third of the run, {'; '.join(parts)}"
                                " (below: the material terms).")
+            break
     same = sum(ln.startswith("White's score: no alternative rule differs measurably") for ln in md)
     if same:
         summary.insert(-1, f"- **The alternative entry rules** (forced entry, placement) do not change White's score"
