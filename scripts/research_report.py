@@ -388,18 +388,16 @@ def material_terms_at(add, study, first, several):
     add("")
     add("| variant | seed | games | E entered | H entered | E mean entry move | H mean entry move | sides with neither entered |")
     add("|---|---|---|---|---|---|---|---|")
+    never = {}
     for v, s in runs:
         late, n, w = late_generations(rows("docs", "research", study, f"{v}-s{s}", "generations.csv"))
         sides = 2 * n
+        never[(v, s)] = {p: (round((1 - w(f"{p} entered")) * sides), sides) for p in ("E", "H")}
         add(f"| {v} | {s} | {n} (generations {late}) | "
             f"{pct(share_interval(round(w('E entered') * sides), sides))} | "
             f"{pct(share_interval(round(w('H entered') * sides), sides))} | "
             f"{w('E mean move'):.1f} | {w('H mean move'):.1f} | {100 * w('neither'):.1f}% |")
     add("")
-    never = {}
-    for v, s in runs:
-        late, n, w = late_generations(rows("docs", "research", study, f"{v}-s{s}", "generations.csv"))
-        never[(v, s)] = {p: (round((1 - w(f"{p} entered")) * 2 * n), 2 * n) for p in ("E", "H")}
     pairs = [(v, s) for v, s in runs if v != "default" and ("default", s) in never]
     if pairs:
         # The issue's question for these runs: does a hand piece stay in hand because the
@@ -554,12 +552,12 @@ def restriction_table(md, table_path, who):
         e, lo, hi = float(m.group(1)), float(m.group(2)), float(m.group(3))
         costs[cells[0]] = (e, lo, hi)
         (costly if hi < 0 else unresolved).append(f"{cells[0]} ({e:+.0f})")
-    games = {re.search(r"(\d+) of (\d+)", ln.split("|")[-2]).group(2) for ln in table[2:] if re.search(r"\d+ of \d+", ln)}
-    n = "/".join(sorted(games)) or "the"
+    distinct = restriction_distinct(table)
+    n = "/".join(sorted({str(g) for _, _, g in distinct})) or "the"
     md.append(f"Elo is the restricted side's against the unrestricted {who}: the cost of the barred choice is minus")
     md.append("that. **Costs measurably** (the whole interval below zero): " + (", ".join(costly) or "none") + ".")
     md.append(f"**Not resolved** by {n} games (the interval contains zero): " + (", ".join(unresolved) or "none") + ".")
-    repeated = [f"{r} ({k} of {g})" for r, k, g in restriction_distinct(table_path) if g - k > 2]
+    repeated = [f"{r} ({k} of {g})" for r, k, g in distinct if g - k > 2]
     if repeated:
         md.append(f"Fewer distinct games in {', '.join(repeated)}: where the restricted side never meets the")
         md.append("barred choice, the two games of an opening are one game replayed with the colours swapped. Such a pair")
@@ -569,10 +567,10 @@ def restriction_table(md, table_path, who):
     return costs
 
 
-def restriction_distinct(table_path):
-    """[(restriction, distinct games, games)] of a `scripts/gating-restrictions` table."""
+def restriction_distinct(table):
+    """[(restriction, distinct games, games)] of a `scripts/gating-restrictions` table's lines."""
     out = []
-    for ln in open(table_path).read().splitlines()[2:]:
+    for ln in table[2:]:
         m = re.search(r"\| (\d+) of (\d+) \|$", ln)
         if ln.startswith("|") and m:
             out.append((ln.split("|")[1].strip(), int(m.group(1)), int(m.group(2))))
@@ -724,12 +722,13 @@ def main():
     else:
         add("  met; `docs/research/restrictions-szero/scale-rating.json`). At 1 s a move it is stronger (the version")
         add("  before the learned evaluation stood at +641 [+523, +759] at 1 s, BENCHMARKS.md).")
-    rd = restriction_distinct(path("docs", "research", "restrictions.md"))
+    rd = restriction_distinct([ln for ln in open(path("docs", "research", "restrictions.md")).read().splitlines()
+                               if ln.startswith("|")])
     least = min(rd, key=lambda r: r[1])
     add("- **Restriction costs**: the same engine and depth, barred from one gating choice, against itself")
     others = sorted({k for r, k, _ in rd if r != least[0]})
     add(f"  unrestricted (`docs/research/restrictions.md`, {'/'.join(sorted({str(g) for _, _, g in rd}))} games a row,"
-        f" {' to '.join(map(str, others[::max(1, len(others) - 1)]))} of them distinct but {least[1]} in {least[0]},"
+        f" {others[0]}{'' if len(others) == 1 else f' to {others[-1]}'} of them distinct but {least[1]} in {least[0]},"
         " explained below).")
     if "movetime" in open(path("docs", "research", "gating-value.md")).read():
         add("- **The value of gating**: Fairy-Stockfish's search (depth 10), szero's network shipped since 2026-12-06")
