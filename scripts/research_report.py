@@ -313,11 +313,38 @@ MATERIAL_TERMS = {
 }
 
 
+def hand_entered_line(steps, never, duels):
+    """The summary's line on the hand-entered test at one budget: for each seed with both
+    runs, the sides that never enter the Elephant in each run's last third and their
+    difference, and how hand-entered's network fared against the default's head to head.
+    `never` and `duels` are `material_terms_at`'s. None when no seed has both runs."""
+    pairs = sorted(s for v, s in never if v == "hand-entered" and ("default", s) in never)
+    if not pairs:
+        return None
+    parts = []
+    for sd in pairs:
+        (k, n), (kd, nd) = never[("hand-entered", sd)]["E"], never[("default", sd)]["E"]
+        part = f"seed {sd}: {100 * k / n:.1f}% against {100 * kd / nd:.1f}%, {share_difference(k, n, kd, nd)} points"
+        duel = duels.get(("hand-entered", sd))
+        if duel:
+            e = duel["elo"]
+            verdict = ("beat the default's" if e["elo_lo"] > 0 else "lost to the default's" if e["elo_hi"] < 0
+                       else "could not be told from the default's")
+            part += (f", and its network {verdict} head to head, {e['elo']:+.0f} [{e['elo_lo']:+.0f},"
+                     f" {e['elo_hi']:+.0f}] Elo over {duel['games']} games")
+        parts.append(part)
+    return ("- **Does counting a hand piece in full keep it in hand?** szero learning from zero for"
+            f" {steps:,} steps with a piece in hand counted for nothing until it enters (`hand-entered`),"
+            " against the default that counts it in full while it can enter: the sides that never"
+            f" enter the Elephant in the last third of the run, {'; '.join(parts)}"
+            " (below: the material terms).")
+
+
 def material_terms(add):
     """The material-term runs (`scripts/material-terms`), one budget a directory:
     `docs/research/material-terms/` (its default budget) and any `material-terms-*/` (another
-    `--steps`), smallest budget first. Returns [(steps, what the runs of that budget learned
-    for and what is missing)], empty when nothing is measured yet."""
+    `--steps`), smallest budget first. Returns [`material_terms_at`'s tuple], empty when
+    nothing is measured yet."""
     research = path("docs", "research")
     # A budget's directory counts once one of its runs has its gating report (a study that
     # has only begun holds study.json alone).
@@ -339,7 +366,8 @@ def material_terms_at(add, study, first, several):
     the default's of its seed, how each run's self-play brought the pieces in, and what the
     pieces were worth in it. Returns (steps, "1,200 trainer steps" and what is missing,
     {(variant, seed): {piece: (sides that never entered it, sides)}} over each run's last
-    third), or None when nothing of it is measured yet."""
+    third, {(variant, seed): its match against the default's, `szero match --json`}), or None
+    when nothing of it is measured yet."""
     d = path("docs", "research", study)
     names = sorted(n for n in os.listdir(d) if os.path.isfile(os.path.join(d, n, "generations.csv")))
     runs = [(n.rsplit("-s", 1)[0], n.rsplit("-s", 1)[1]) for n in names]
@@ -369,13 +397,15 @@ def material_terms_at(add, study, first, several):
     add("")
     add("| variant | seed | against the default of its seed: score | Elo [95%] | W-D-L | pentanomial | distinct games | against greedy |")
     add("|---|---|---|---|---|---|---|---|")
+    duels = {}
     for v, s in runs:
         name = f"{v}-s{s}"
         h2h, greedy = os.path.join(d, f"{name}.h2h.json"), os.path.join(d, f"{name}.greedy.json")
         if v == "default":
             cells = "- | - | - | - | -"
         elif os.path.exists(h2h):
-            cells = match_cells(json.load(open(h2h)), os.path.join(d, f"{name}.h2h.pgn.gz"))
+            duels[(v, s)] = json.load(open(h2h))
+            cells = match_cells(duels[(v, s)], os.path.join(d, f"{name}.h2h.pgn.gz"))
         else:
             cells = "not measured yet | | | |"
         g = "not measured yet"
@@ -436,11 +466,77 @@ def material_terms_at(add, study, first, several):
         budget += "; not run yet: " + ", ".join(missing)
     if len(seeds) < 2:
         budget += f"; one seed ({seeds[0]}) of the two the issue asks for"
-    return meta["steps"], budget, never
+    return meta["steps"], budget, never, duels
 
 
 # Student's t, 97.5% quantile, by degrees of freedom: the spread between a few seeds.
 T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262}
+
+
+RULE_KEYS = ("white", "draws", "E never", "H never")
+
+
+def rule_differences(runs, seeds):
+    """Each alternative rule minus the standard one, seed by seed, and their mean once two
+    seeds have both: {rule: [(seed, {key: (difference, half-width of its 95% interval)})]},
+    the mean last as ("mean of K", ...). `runs[(rule, seed)][key]` is (share, its standard
+    error). A seed's interval is the two runs' games' (independent, so their variances add);
+    the mean's is the wider of the games' and the seeds' spread (Student's t over the
+    seeds), for a seed changes what a run learns."""
+    out = {}
+    for v in ENTRY_RULES[1:]:
+        paired = [s for s in seeds if (v, s) in runs and ("seirawan", s) in runs]
+        if not paired:
+            continue
+        per_seed = {k: [] for k in RULE_KEYS}
+        rows_of = []
+        for s in paired:
+            row = {}
+            for k in RULE_KEYS:
+                (pa, sa), (pb, sb) = runs[(v, s)][k], runs[("seirawan", s)][k]
+                per_seed[k].append((pa - pb, math.hypot(sa, sb)))
+                row[k] = (pa - pb, Z * math.hypot(sa, sb))
+            rows_of.append((s, row))
+        n = len(paired)
+        if n >= 2:
+            row = {}
+            for k in RULE_KEYS:
+                xs = [x for x, _ in per_seed[k]]
+                mean = sum(xs) / n
+                spread = math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1) / n)
+                games = math.sqrt(sum(se * se for _, se in per_seed[k])) / n
+                row[k] = (mean, max(T975.get(n - 1, Z) * spread, Z * games))
+            rows_of.append((f"mean of {n}", row))
+        out[v] = rows_of
+    return out
+
+
+def learned_rules_line(budget, diffs, seeds_wanted=3):
+    """The summary's line on the entry rules learnt from zero: each alternative rule against
+    the standard one in szero's own self-play, from the mean over its seeds where there are
+    two or more, else its one seed; a difference is called a change only where its interval
+    excludes zero. None when no rule has a seed paired with the standard rule's."""
+    if not diffs:
+        return None
+    names = {"seirawan-forced": "forced entry", "seirawan-placement": "placement"}
+    what = {"white": "White's score", "draws": "draws", "E never": "sides that never enter the Elephant",
+            "H never": "the Hawk"}
+    parts = []
+    changed = False
+    for v, rows_of in diffs.items():
+        seed, row = rows_of[-1]
+        basis = seed if isinstance(seed, str) else f"seed {seed} of {seeds_wanted}"
+        cells = []
+        for k in ("draws", "white", "E never", "H never"):
+            d, half = row[k]
+            moved = d - half > 0 or d + half < 0
+            changed |= moved and k in ("white", "draws")
+            cells.append(f"{what[k]} {points(d, half)}" + ("" if moved else " (no measurable change)"))
+        parts.append(f"{names.get(v, v)} ({basis}): " + ", ".join(cells))
+    head = ("**Learnt from zero, an entry rule changes the game itself.**" if changed
+            else "**Learnt from zero.**")
+    return (f"- {head} szero learning each rule from zero for {budget}, its self-play over the last third of the"
+            " run, against the standard rule's, in percentage points: " + "; ".join(parts) + " (below: the entry rules).")
 
 
 def entry_rules_learned(add):
@@ -448,7 +544,8 @@ def entry_rules_learned(add):
     each (rule, seed) run's self-play over its last third of generations, then each
     alternative rule minus the standard one, seed by seed (the two runs' games are
     independent, so their variances add) and as the mean over the seeds both rules have.
-    Returns (the budget, the runs still missing), or None when no run is measured yet."""
+    Returns (the budget, the runs still missing, `rule_differences`), or None when no run is
+    measured yet."""
     study = entry_rules_runs()
     if not study:
         return None
@@ -496,42 +593,23 @@ def entry_rules_learned(add):
             f"{r['all'][1]:,} of {r['all'][0]:,} | {100 * p:.1f}% [{100 * (p - Z * se):.1f}, {100 * (p + Z * se):.1f}] | "
             f"{100 * dr:.1f}% | {100 * e:.1f}% / {100 * h:.1f}% | {r['moves'][0]:.1f} / {r['moves'][1]:.1f} |")
     add("")
-    keys = ("white", "draws", "E never", "H never")
-    pairs = [(v, s) for v in ENTRY_RULES[1:] for s in seeds if (v, s) in runs and ("seirawan", s) in runs]
-    if pairs:
+    diffs = rule_differences(runs, seeds)
+    if diffs:
         add("Each alternative rule minus the standard one of the same seed (percentage points, 95% interval from")
         add("the two runs' games), and the mean over the seeds measured: its interval is the wider of the games'")
         add("and the seeds' spread (Student's t over the seeds), for a seed changes what a run learns:")
         add("")
         add("| rule | seed | white score | draws | E never entered | H never entered |")
         add("|---|---|---|---|---|---|")
-        for v in ENTRY_RULES[1:]:
-            diffs = {k: [] for k in keys}
-            for s in seeds:
-                if (v, s) not in pairs:
-                    continue
-                row = []
-                for k in keys:
-                    (pa, sa), (pb, sb) = runs[(v, s)][k], runs[("seirawan", s)][k]
-                    diffs[k].append((pa - pb, math.hypot(sa, sb)))
-                    row.append(points(pa - pb, Z * math.hypot(sa, sb)))
-                add(f"| {v} | {s} | " + " | ".join(row) + " |")
-            k_seeds = len(diffs["white"])
-            if k_seeds >= 2:
-                row = []
-                for k in keys:
-                    xs = [x for x, _ in diffs[k]]
-                    mean = sum(xs) / k_seeds
-                    spread = math.sqrt(sum((x - mean) ** 2 for x in xs) / (k_seeds - 1) / k_seeds)
-                    games = math.sqrt(sum(se * se for _, se in diffs[k])) / k_seeds
-                    row.append(points(mean, max(T975.get(k_seeds - 1, Z) * spread, Z * games)))
-                add(f"| {v} | mean of {k_seeds} | " + " | ".join(row) + " |")
+        for v, rows_of in diffs.items():
+            for seed, row in rows_of:
+                add(f"| {v} | {seed} | " + " | ".join(points(*row[k]) for k in RULE_KEYS) + " |")
         add("")
     missing = [f"{v} (seed {s})" for s in seeds for v in ENTRY_RULES if (v, s) not in runs]
     absent = [str(s) for s in range(1, 4) if s not in seeds]
     if absent:
         missing.append(f"seed{'s' if len(absent) > 1 else ''} {', '.join(absent)}")
-    return budget, missing
+    return budget, missing, diffs
 
 
 SZERO_NODES = 10000
@@ -888,32 +966,27 @@ def main():
     terms = material_terms(add)
     summary = in_short(entry, depth, fsf_costs, szero_costs)
     # The largest budget whose runs answer it.
-    for steps, _, never in reversed(terms):
-        pairs = sorted(s for v, s in never if v == "hand-entered" and ("default", s) in never)
-        if pairs:
-            parts = []
-            for sd in pairs:
-                (k, n), (kd, nd) = never[("hand-entered", sd)]["E"], never[("default", sd)]["E"]
-                parts.append(f"seed {sd}: {100 * k / n:.1f}% against {100 * kd / nd:.1f}%, "
-                             f"{share_difference(k, n, kd, nd)} points")
-            summary.insert(-1, "- **Does counting a hand piece in full keep it in hand?** szero learning from zero for"
-                               f" {steps:,} steps with a piece in hand counted for nothing until it enters (`hand-entered`),"
-                               " against the default that counts it in full while it can enter: the sides that never"
-                               f" enter the Elephant in the last third of the run, {'; '.join(parts)}"
-                               " (below: the material terms).")
+    for steps, _, never, duels in reversed(terms):
+        line = hand_entered_line(steps, never, duels)
+        if line:
+            summary.insert(-1, line)
             break
     same = sum(ln.startswith("White's score: no alternative rule differs measurably") for ln in md)
     if same:
         summary.insert(-1, f"- **The alternative entry rules** (forced entry, placement) do not change White's score"
                            f" measurably in {'baseline play or in szero alpha-beta play' if same == 2 else 'the play measured'}"
                            " (below: each difference's interval contains zero); they change when the pieces come in.")
+    if learned:
+        line = learned_rules_line(learned[0], learned[2])
+        if line:
+            summary.insert(-1, line)
     md[summary_at:summary_at] = summary
     add("## Not answered yet")
     add("")
     if terms and terms[-1][0] < TWO_HOURS:
         add(f"- The material-term runs at 2 hours a run (issue 36, item 4; {TWO_HOURS:,} trainer steps,"
             " `docs/research/material-terms/README.md`):")
-        add(f"  above they learned for {'; and for '.join(b for _, b, _ in terms)}.")
+        add(f"  above they learned for {'; and for '.join(t[1] for t in terms)}.")
     elif terms:
         if ";" in terms[-1][1]:
             add(f"- The material-term runs at 2 hours a run: {terms[-1][1]}.")
@@ -928,7 +1001,7 @@ def main():
         add("- Whether szero's players gate like Fairy-Stockfish's once they play at its level"
             " (`scripts/gating-head-to-head`).")
     if learned:
-        budget, missing = learned
+        budget, missing, _ = learned
         if missing:
             add(f"- The entry rules compared by learning at {budget} a run (3 seeds a rule, about 67 minutes each):")
             add(f"  not run yet: {', '.join(missing)} (`scripts/entry-rules SEED` resumes).")

@@ -3,6 +3,7 @@ draws, the verdicts the summary may state, and which entry-rules runs count. Run
 scripts/test: python3 -m unittest discover -s tests/py -p 'test_*.py'"""
 import importlib.util
 import json
+import math
 import os
 import re
 import tempfile
@@ -104,6 +105,76 @@ class EntryRulesRuns(unittest.TestCase):
                 rr.ROOT = old
         self.assertEqual(meta["steps"], 10000)
         self.assertEqual(runs, {("seirawan", 1): "seirawan-s1", ("seirawan-forced", 1): "seirawan-forced-s1"})
+
+
+def duel(elo, lo, hi, games=100):
+    return {"elo": {"elo": elo, "elo_lo": lo, "elo_hi": hi}, "games": games}
+
+
+class HandEntered(unittest.TestCase):
+    NEVER = {("default", "1"): {"E": (557, 1000), "H": (4, 1000)},
+             ("hand-entered", "1"): {"E": (63, 1000), "H": (59, 1000)},
+             ("hand-entered", "2"): {"E": (10, 1000), "H": (10, 1000)}}
+
+    def test_no_line_without_a_default_of_the_same_seed(self):
+        self.assertIsNone(rr.hand_entered_line(10000, {("hand-entered", "2"): self.NEVER[("hand-entered", "2")]}, {}))
+
+    def test_only_seeds_with_both_runs_and_the_duel_verdict_follows_its_interval(self):
+        never = dict(self.NEVER)
+        for (lo, hi), verdict in (((46, 186), "beat the default's"), ((-186, -46), "lost to the default's"),
+                                  ((-30, 40), "could not be told from the default's")):
+            line = rr.hand_entered_line(10000, never, {("hand-entered", "1"): duel((lo + hi) / 2, lo, hi)})
+            self.assertIn("seed 1: 6.3% against 55.7%", line)
+            self.assertNotIn("seed 2", line)
+            self.assertIn(f"its network {verdict} head to head", line)
+            self.assertIn(f"[{lo:+.0f}, {hi:+.0f}] Elo over 100 games", line)
+
+    def test_a_seed_without_its_duel_gives_its_entries_alone(self):
+        line = rr.hand_entered_line(10000, self.NEVER, {})
+        self.assertNotIn("head to head", line)
+
+
+class LearnedRules(unittest.TestCase):
+    @staticmethod
+    def runs(forced_draws):
+        """The standard rule and forced entry at each seed, forced's draw share given per
+        seed; every share's standard error 0.005."""
+        out = {}
+        for s, fd in forced_draws.items():
+            base = {"white": (0.5, 0.005), "draws": (0.6, 0.005), "E never": (0.5, 0.005), "H never": (0.01, 0.005)}
+            out[("seirawan", s)] = base
+            out[("seirawan-forced", s)] = dict(base, draws=(fd, 0.005))
+        return out
+
+    def test_one_seed_is_its_own_row_and_only_a_moved_result_is_a_change(self):
+        diffs = rr.rule_differences(self.runs({1: 0.3}), [1])
+        (seed, row), = diffs["seirawan-forced"]
+        self.assertEqual(seed, 1)
+        self.assertAlmostEqual(row["draws"][0], -0.3)
+        self.assertAlmostEqual(row["draws"][1], rr.Z * math.hypot(0.005, 0.005))
+        line = rr.learned_rules_line("10,000 trainer steps", diffs)
+        self.assertIn("an entry rule changes the game itself", line)
+        self.assertIn("forced entry (seed 1 of 3): draws -30.0", line)
+        self.assertIn("White's score +0.0 [-1.4, +1.4] (no measurable change)", line)
+
+    def test_seeds_that_disagree_widen_the_mean_past_zero(self):
+        # Seed 1 loses 30 points of draws, seed 2 gains 30: each seed's own interval is
+        # narrow, but the mean over the two seeds is not a measurable change.
+        diffs = rr.rule_differences(self.runs({1: 0.3, 2: 0.9}), [1, 2])
+        rows = diffs["seirawan-forced"]
+        self.assertEqual([s for s, _ in rows], [1, 2, "mean of 2"])
+        mean, half = rows[-1][1]["draws"]
+        self.assertAlmostEqual(mean, 0.0)
+        self.assertAlmostEqual(half, rr.T975[1] * 0.3)
+        line = rr.learned_rules_line("10,000 trainer steps", diffs)
+        self.assertIn("forced entry (mean of 2): draws", line)
+        self.assertNotIn("changes the game", line)
+
+    def test_no_line_without_a_pair(self):
+        runs = self.runs({1: 0.3})
+        del runs[("seirawan", 1)]
+        self.assertEqual(rr.rule_differences(runs, [1]), {})
+        self.assertIsNone(rr.learned_rules_line("10,000 trainer steps", {}))
 
 
 if __name__ == "__main__":
