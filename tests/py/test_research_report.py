@@ -133,6 +133,17 @@ class HandEntered(unittest.TestCase):
         line = rr.hand_entered_line(10000, self.NEVER, {})
         self.assertNotIn("head to head", line)
 
+    def test_one_seed_says_so_and_two_do_not(self):
+        self.assertIn("one seed of the two", rr.hand_entered_line(10000, self.NEVER, {}))
+        never = {**self.NEVER, ("default", "2"): {"E": (89, 1000), "H": (2, 1000)}}
+        line = rr.hand_entered_line(10000, never, {})
+        self.assertIn("seed 2: 1.0% against 8.9%", line)
+        self.assertNotIn("one seed", line)
+
+    def test_seeds_differ_only_where_their_intervals_do_not_meet(self):
+        self.assertTrue(rr.seeds_differ([(0.557, 0.550, 0.563), (0.089, 0.085, 0.093)]))
+        self.assertFalse(rr.seeds_differ([(0.50, 0.45, 0.55), (0.53, 0.48, 0.58)]))
+
 
 class LearnedRules(unittest.TestCase):
     @staticmethod
