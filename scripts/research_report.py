@@ -114,6 +114,8 @@ def entry_move_mean(report, piece):
 
 ENTRY_RULES = ("seirawan", "seirawan-forced", "seirawan-placement")
 ENTRY_RULES_DIR = ("docs", "research", "entry-rules")
+# Seeds the issue asks of each rule (item 5).
+ENTRY_RULES_SEEDS = 3
 
 
 def entry_rules_runs():
@@ -147,12 +149,13 @@ def learned_habit(add):
     if not runs:
         return {}
     d, steps = path(*ENTRY_RULES_DIR), study[0]["steps"]
-    parts, stranded = [], []
+    parts, stranded = [], {}
     for name in runs:
+        seed = int(name.rsplit("-s", 1)[1])
         late, n, mean = late_generations(rows(*ENTRY_RULES_DIR, name, "generations.csv"))
         e, h = 1 - mean("E entered"), 1 - mean("H entered")
-        stranded.append(share_interval(round(e * 2 * n), 2 * n))
-        part = (f"seed {name.rsplit('-s', 1)[1]}: the Elephant {pct(stranded[-1])}, "
+        stranded[seed] = share_interval(round(e * 2 * n), 2 * n)
+        part = (f"seed {seed}: the Elephant {pct(stranded[seed])}, "
                 f"the Hawk {pct(share_interval(round(h * 2 * n), 2 * n))} of {2 * n:,} sides (generations {late})")
         probe = os.path.join(d, name, "value_by_via.csv")
         if os.path.exists(probe):
@@ -167,7 +170,7 @@ def learned_habit(add):
                 gaps.append(f"{piece} {mean:+.3f} [{mean - Z * se:+.3f}, {mean + Z * se:+.3f}]")
             part += f"; its final network values a gate against the same move without it at {', '.join(gaps)}"
         parts.append(part)
-    if seeds_differ(stranded):
+    if seeds_differ(list(stranded.values())):
         add("Whether szero's own self-play learns the habit from zero depends on the run: its seeds differ")
         add("measurably (a seed changes what a run learns, so the comparisons below are made within a seed and")
         add("then over the seeds). The standard rule's runs of")
@@ -178,7 +181,7 @@ def learned_habit(add):
     add("value heads (expected score, -1 to 1, on the probe's positions) rate the gates so")
     add(f"(`docs/research/entry-rules/`): {'; '.join(parts)}.")
     add("")
-    return {int(name.rsplit("-s", 1)[1]): share for name, share in zip(runs, stranded)}
+    return stranded
 
 
 def head_to_head(add):
@@ -526,7 +529,7 @@ def rule_differences(runs, seeds):
     return out
 
 
-def learned_rules_line(budget, diffs, seeds_wanted=3):
+def learned_rules_line(budget, diffs):
     """The summary's line on the entry rules learnt from zero: each alternative rule against
     the standard one in szero's own self-play, from the mean over its seeds where there are
     two or more, else its one seed; a difference is called a change only where its interval
@@ -540,7 +543,7 @@ def learned_rules_line(budget, diffs, seeds_wanted=3):
     changed = False
     for v, rows_of in diffs.items():
         seed, row = rows_of[-1]
-        basis = seed if isinstance(seed, str) else f"seed {seed} of {seeds_wanted}"
+        basis = seed if isinstance(seed, str) else f"seed {seed} of {ENTRY_RULES_SEEDS}"
         cells = []
         for k in ("draws", "white", "E never", "H never"):
             d, half = row[k]
@@ -621,7 +624,7 @@ def entry_rules_learned(add):
                 add(f"| {v} | {seed} | " + " | ".join(points(*row[k]) for k in RULE_KEYS) + " |")
         add("")
     missing = [f"{v} (seed {s})" for s in seeds for v in ENTRY_RULES if (v, s) not in runs]
-    absent = [str(s) for s in range(1, 4) if s not in seeds]
+    absent = [str(s) for s in range(1, ENTRY_RULES_SEEDS + 1) if s not in seeds]
     if absent:
         missing.append(f"seed{'s' if len(absent) > 1 else ''} {', '.join(absent)}")
     return budget, missing, diffs
