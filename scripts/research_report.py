@@ -9,6 +9,7 @@ distinct games.
 
 import csv
 import gzip
+import itertools
 import json
 import math
 import os
@@ -134,16 +135,29 @@ def entry_rules_runs():
     return json.load(open(os.path.join(d, "study.json"))), runs
 
 
-def seeds_differ(shares):
-    """Whether runs' shares (share, low, high) differ measurably: two of their intervals do
-    not meet."""
-    return max(lo for _, lo, _ in shares) > min(hi for _, _, hi in shares)
+def seed_differences(counts):
+    """Each pair of runs' difference in a share: `counts` {seed: (k, n)}, k of n sides;
+    [(seed a, seed b, b's share minus a's, the half-width of its 95% interval)], a < b.
+    The runs' games are independent, so their variances add."""
+    out = []
+    for a, b in itertools.combinations(sorted(counts), 2):
+        (ka, na), (kb, nb) = counts[a], counts[b]
+        pa, pb = ka / na, kb / nb
+        out.append((a, b, pb - pa, Z * math.hypot(share_se(pa, na), share_se(pb, nb))))
+    return out
+
+
+def seeds_differ(counts):
+    """Whether runs' shares ({seed: (k, n)}) differ measurably: some pair's difference has
+    an interval that excludes zero (the difference's interval, not whether the two shares'
+    intervals meet)."""
+    return any(abs(d) > half for *_, d, half in seed_differences(counts))
 
 
 def learned_habit(add):
     """How often szero's own self-play leaves the pieces in hand once it has learned a while:
     the standard rule's runs of `scripts/entry-rules`, over their last third. Returns
-    {seed: the Elephant's never-entered share (share, low, high)}, empty without runs."""
+    {seed: (sides that never entered the Elephant, sides)}, empty without runs."""
     study = entry_rules_runs()
     runs = [n for (rule, _), n in sorted(study[1].items(), key=lambda x: x[0][1]) if rule == "seirawan"] if study else []
     if not runs:
@@ -154,8 +168,8 @@ def learned_habit(add):
         seed = int(name.rsplit("-s", 1)[1])
         late, n, mean = late_generations(rows(*ENTRY_RULES_DIR, name, "generations.csv"))
         e, h = 1 - mean("E entered"), 1 - mean("H entered")
-        stranded[seed] = share_interval(round(e * 2 * n), 2 * n)
-        part = (f"seed {seed}: the Elephant {pct(stranded[seed])}, "
+        stranded[seed] = (round(e * 2 * n), 2 * n)
+        part = (f"seed {seed}: the Elephant {pct(share_interval(*stranded[seed]))}, "
                 f"the Hawk {pct(share_interval(round(h * 2 * n), 2 * n))} of {2 * n:,} sides (generations {late})")
         probe = os.path.join(d, name, "value_by_via.csv")
         if os.path.exists(probe):
@@ -170,7 +184,7 @@ def learned_habit(add):
                 gaps.append(f"{piece} {mean:+.3f} [{mean - Z * se:+.3f}, {mean + Z * se:+.3f}]")
             part += f"; its final network values a gate against the same move without it at {', '.join(gaps)}"
         parts.append(part)
-    if seeds_differ(list(stranded.values())):
+    if seeds_differ(stranded):
         add("Whether szero's own self-play learns the habit from zero depends on the run: its seeds differ")
         add("measurably (a seed changes what a run learns, so the comparisons below are made within a seed and")
         add("then over the seeds). The standard rule's runs of")
@@ -182,6 +196,18 @@ def learned_habit(add):
     add(f"(`docs/research/entry-rules/`): {'; '.join(parts)}.")
     add("")
     return stranded
+
+
+def habit_line(habit):
+    """The summary's line on szero's own habit: the standard rule's runs' shares of sides
+    that never enter the Elephant (`learned_habit`), and each pair of seeds' difference."""
+    head = "szero's own habit depends on the run." if seeds_differ(habit) else "szero's own habit."
+    shares = ", ".join(f"{pct(share_interval(*t))} (seed {sd})" for sd, t in sorted(habit.items()))
+    pairs = "; ".join(f"seed {b} minus seed {a}: {points(d, half)} points"
+                      for a, b, d, half in seed_differences(habit))
+    return (f"- **{head}** Learning the standard rule from zero with `configs/default.toml`, the sides that"
+            f" never enter the Elephant over the last third of each run: {shares}; {pairs}"
+            " (below: when the hand pieces come in).")
 
 
 def head_to_head(add):
@@ -739,16 +765,42 @@ def in_short(entry, depth, fsf, szero):
                        " come in a move later. What costs is waiting too long or barring a wing, above.")
     pv = path("docs", "research", "piece-values.md")
     if os.path.exists(pv):
-        vals = {k: (float(x), float(lo), float(hi)) for k, x, lo, hi in re.findall(
-            r"^\| (Q|E|H) \| (\d+\.\d+) \| \[([\d.]+), ([\d.]+)\]", open(pv).read(), re.M)}
-        if len(vals) == 3:
-            v = {k: f"{x:.2f} [{lo:.2f}, {hi:.2f}]" for k, (x, lo, hi) in vals.items()}
-            overlap = max(lo for _, lo, _ in vals.values()) <= min(hi for _, _, hi in vals.values())
-            out.append(f"- **What the pieces are worth** (pawns, measured from the reference games): queen {v['Q']},"
-                       f" Elephant {v['E']}, Hawk {v['H']}"
-                       + ("; the three intervals overlap, so these games do not order them." if overlap else "."))
+        line = piece_values_line(open(pv).read())
+        if line:
+            out.append(line)
     out.append("")
     return out
+
+
+PIECE_NAMES = {"Q": "queen", "E": "Elephant", "H": "Hawk"}
+
+
+def piece_values_line(md):
+    """The summary's line on the big pieces' values, from `scripts/piece-values`' page `md`:
+    each value, and which of them the games order, read from each difference's own
+    interval (bootstrap refits; two values' intervals may overlap while their difference's
+    excludes zero). None without the three values."""
+    vals = {k: (float(x), float(lo), float(hi)) for k, x, lo, hi in re.findall(
+        r"^\| (Q|E|H) \| (\d+\.\d+) \| \[([\d.]+), ([\d.]+)\]", md, re.M)}
+    if len(vals) < 3:
+        return None
+    v = {k: f"{x:.2f} [{lo:.2f}, {hi:.2f}]" for k, (x, lo, hi) in vals.items()}
+    line = (f"- **What the pieces are worth** (pawns, measured from the reference games): queen {v['Q']},"
+            f" Elephant {v['E']}, Hawk {v['H']}")
+    diffs = [(PIECE_NAMES[a], PIECE_NAMES[b], float(d), float(lo), float(hi)) for a, b, d, lo, hi in re.findall(
+        r"^\| (Q|E) - (E|H) \| ([+-]\d+\.\d+) \| \[([+-]\d+\.\d+), ([+-]\d+\.\d+)\]", md, re.M)]
+    if not diffs:
+        return line + "."
+    told = [x for x in diffs if x[3] > 0 or x[4] < 0]
+    each = "; ".join(f"{a} minus {b} {d:+.2f} [{lo:+.2f}, {hi:+.2f}]" for a, b, d, lo, hi in diffs)
+    if not told:
+        return line + f". Their differences: {each}; each interval contains zero, so these games do not order them."
+    apart = " and ".join(f"the {a if d > 0 else b} above the {b if d > 0 else a}" for a, b, d, _, _ in told)
+    if len(told) == len(diffs):
+        return line + f". Their differences: {each}; each interval excludes zero, so these games put {apart}."
+    open_ = " or ".join(f"the {a} and the {b}" for a, b, _, lo, hi in diffs if lo <= 0 <= hi)
+    return line + (f". Their differences: {each}; these games put {apart}, but do not order {open_}"
+                   " (an interval that contains zero).")
 
 
 def main():
@@ -985,11 +1037,7 @@ def main():
     summary = in_short(entry, depth, fsf_costs, szero_costs)
     # The largest budget whose runs answer it.
     if len(habit) > 1:
-        head = "szero's own habit depends on the run." if seeds_differ(list(habit.values())) else "szero's own habit."
-        summary.insert(-1, f"- **{head}** Learning the standard rule from zero with"
-                           " `configs/default.toml`, the sides that never enter the Elephant over the last third of"
-                           " each run: " + ", ".join(f"{pct(t)} (seed {sd})" for sd, t in sorted(habit.items()))
-                           + " (below: when the hand pieces come in).")
+        summary.insert(-1, habit_line(habit))
     for steps, _, never, duels in reversed(terms):
         line = hand_entered_line(steps, never, duels)
         if line:

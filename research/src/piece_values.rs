@@ -23,6 +23,11 @@ const BOARD_ROLES: [Role; 7] =
     [Role::Pawn, Role::Knight, Role::Bishop, Role::Rook, Role::Queen, Role::Elephant, Role::Hawk];
 /// Parameters of the fit: the features and the intercept.
 const K: usize = FEATURES.len() + 1;
+/// The pairs whose difference is measured (first minus second): whether the three big
+/// pieces can be told apart, and whether a piece in hand is worth the same piece on the
+/// board. A difference needs its own interval, from the same refits: two values' intervals
+/// can overlap while their difference's excludes zero.
+pub const DIFFERENCES: [(&str, &str); 5] = [("Q", "E"), ("Q", "H"), ("E", "H"), ("E in hand", "E"), ("H in hand", "H")];
 
 /// Which positions of a game are rows.
 #[derive(Debug, Clone, Copy)]
@@ -105,12 +110,25 @@ pub struct Value {
     pub log_odds: f64,
 }
 
+/// One pair's difference of values (`DIFFERENCES`).
+#[derive(Debug, Clone, Serialize)]
+pub struct Difference {
+    pub first: &'static str,
+    pub second: &'static str,
+    /// First minus second, in pawns.
+    pub pawns: f64,
+    /// 95% bootstrap interval of the difference (each refit's own difference), in pawns.
+    pub low: f64,
+    pub high: f64,
+}
+
 /// The whole measurement.
 #[derive(Debug, Clone, Serialize)]
 pub struct PieceValues {
     pub games: usize,
     pub positions: usize,
     pub values: Vec<Value>,
+    pub differences: Vec<Difference>,
     /// White's edge, in pawns (the intercept over the pawn's weight).
     pub white_edge_pawns: f64,
     pub bootstrap: usize,
@@ -133,6 +151,15 @@ pub fn measure(games: &[GameRows], bootstrap: usize, seed: u64) -> Option<PieceV
             samples[i].push(v);
         }
     }
+    let index = |f: &str| FEATURES.iter().position(|&x| x == f).expect("a feature");
+    // Each refit's own difference, taken before the samples below are sorted.
+    let mut differences: Vec<(usize, usize, Vec<f64>)> = DIFFERENCES
+        .iter()
+        .map(|&(a, b)| {
+            let (a, b) = (index(a), index(b));
+            (a, b, samples[a].iter().zip(&samples[b]).map(|(x, y)| x - y).collect())
+        })
+        .collect();
     let quantile = |v: &mut Vec<f64>, q: f64| -> f64 {
         if v.is_empty() {
             return f64::NAN;
@@ -151,10 +178,21 @@ pub fn measure(games: &[GameRows], bootstrap: usize, seed: u64) -> Option<PieceV
             log_odds: w[i],
         })
         .collect();
+    let differences = differences
+        .iter_mut()
+        .map(|(a, b, d)| Difference {
+            first: FEATURES[*a],
+            second: FEATURES[*b],
+            pawns: point[*a] - point[*b],
+            low: quantile(d, 0.025),
+            high: quantile(d, 0.975),
+        })
+        .collect();
     Some(PieceValues {
         games: usable.len(),
         positions: usable.iter().map(|g| g.rows.len()).sum(),
         values,
+        differences,
         white_edge_pawns: point[K - 1],
         bootstrap,
     })
@@ -188,6 +226,14 @@ impl PieceValues {
             "\n{} games, {} positions; intervals from {} refits on games drawn with replacement. White's edge: {:.2} pawns.\n",
             self.games, self.positions, self.bootstrap, self.white_edge_pawns
         ));
+        s.push_str("\n| difference | pawns | 95% interval | told apart |\n|---|---|---|---|\n");
+        for d in &self.differences {
+            let apart = if d.low > 0.0 || d.high < 0.0 { "yes" } else { "no (the interval contains zero)" };
+            s.push_str(&format!(
+                "| {} - {} | {:+.2} | [{:+.2}, {:+.2}] | {apart} |\n",
+                d.first, d.second, d.pawns, d.low, d.high
+            ));
+        }
         s
     }
 }
@@ -219,6 +265,13 @@ mod tests {
             assert!((v.pawns - want).abs() < 0.35 * want.max(1.0), "{}: {} against {want}", v.feature, v.pawns);
             assert!(v.low <= v.pawns && v.pawns <= v.high, "{v:?}");
         }
+        // Q (5.4) against E (4.8): 1 pawn apart; E in hand (2.4) against E: 4 pawns below.
+        let diff = |a: &str, b: &str| m.differences.iter().find(|d| d.first == a && d.second == b).unwrap();
+        let qe = diff("Q", "E");
+        assert!((qe.pawns - 1.0).abs() < 0.6 && qe.low <= qe.pawns && qe.pawns <= qe.high, "{qe:?}");
+        let he = diff("E in hand", "E");
+        assert!(he.high < 0.0, "a piece in hand worth half the same on the board is told apart: {he:?}");
+        assert_eq!(m.differences.len(), DIFFERENCES.len());
     }
 
     #[test]

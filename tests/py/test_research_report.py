@@ -140,9 +140,27 @@ class HandEntered(unittest.TestCase):
         self.assertIn("seed 2: 1.0% against 8.9%", line)
         self.assertNotIn("one seed", line)
 
-    def test_seeds_differ_only_where_their_intervals_do_not_meet(self):
-        self.assertTrue(rr.seeds_differ([(0.557, 0.550, 0.563), (0.089, 0.085, 0.093)]))
-        self.assertFalse(rr.seeds_differ([(0.50, 0.45, 0.55), (0.53, 0.48, 0.58)]))
+    def test_seeds_differ_where_their_difference_excludes_zero(self):
+        self.assertTrue(rr.seeds_differ({1: (1248, 2240), 2: (174, 1954)}))
+        self.assertFalse(rr.seeds_differ({1: (500, 1000), 2: (530, 1000)}))
+        # Intervals that overlap can still differ: 50.0% [46.9, 53.1] and 54.5% [51.4, 57.6]
+        # overlap, but the difference is +4.5 points [+0.1, +8.9].
+        self.assertTrue(rr.seeds_differ({1: (500, 1000), 2: (545, 1000)}))
+        self.assertLess(rr.share_interval(500, 1000)[0] + 0.0, rr.share_interval(545, 1000)[2])
+        self.assertGreater(rr.share_interval(500, 1000)[2], rr.share_interval(545, 1000)[1])
+
+    def test_seed_differences_are_later_minus_earlier_with_variances_added(self):
+        (a, b, d, half), = rr.seed_differences({2: (100, 1000), 1: (500, 1000)})
+        self.assertEqual((a, b), (1, 2))
+        self.assertAlmostEqual(d, -0.4)
+        self.assertAlmostEqual(half, rr.Z * (0.5 * 0.5 / 1000 + 0.1 * 0.9 / 1000) ** 0.5)
+        self.assertEqual(len(rr.seed_differences({1: (1, 9), 2: (2, 9), 3: (3, 9)})), 3)
+
+    def test_the_habit_line_gives_each_pair_of_seeds_its_difference(self):
+        line = rr.habit_line({1: (1248, 2240), 2: (174, 1954)})
+        self.assertIn("depends on the run", line)
+        self.assertIn("seed 2 minus seed 1: -46.8 [", line)
+        self.assertNotIn("depends", rr.habit_line({1: (500, 1000), 2: (510, 1000)}))
 
 
 class LearnedRules(unittest.TestCase):
@@ -187,6 +205,33 @@ class LearnedRules(unittest.TestCase):
         self.assertEqual(rr.rule_differences(runs, [1]), {})
         self.assertIsNone(rr.learned_rules_line("10,000 trainer steps", {}))
 
+
+
+class PieceValuesLine(unittest.TestCase):
+    TABLE = ("| Q | 7.74 | [6.87, 8.75] | 5.674 | 9 |\n| E | 7.33 | [6.50, 8.25] | 5.376 | 8 |\n"
+             "| H | 6.96 | [6.18, 7.93] | 5.099 | 7 |\n")
+
+    def test_overlapping_values_are_ordered_only_by_their_differences(self):
+        diffs = ("| Q - E | +0.41 | [-0.20, +1.00] | no |\n| Q - H | +0.78 | [+0.15, +1.40] | yes |\n"
+                 "| E - H | +0.37 | [-0.30, +1.10] | no |\n")
+        line = rr.piece_values_line(self.TABLE + diffs)
+        self.assertIn("put the queen above the Hawk, but do not order the queen and the Elephant or the Elephant"
+                      " and the Hawk", line)
+        self.assertNotIn("do not order them", line)
+
+    def test_no_difference_apart_orders_nothing(self):
+        diffs = "| Q - E | +0.41 | [-0.20, +1.00] | no |\n| E - H | -0.37 | [-1.10, +0.30] | no |\n"
+        self.assertIn("each interval contains zero, so these games do not order them",
+                      rr.piece_values_line(self.TABLE + diffs))
+
+    def test_a_negative_difference_names_the_larger_piece_first(self):
+        line = rr.piece_values_line(self.TABLE + "| E - H | -0.80 | [-1.50, -0.10] | yes |\n")
+        self.assertIn("so these games put the Hawk above the Elephant.", line)
+
+    def test_without_differences_no_order_is_claimed(self):
+        line = rr.piece_values_line(self.TABLE)
+        self.assertTrue(line.endswith("Hawk 6.96 [6.18, 7.93]."), line)
+        self.assertIsNone(rr.piece_values_line("| Q | 7.74 | [6.87, 8.75] | 5.674 | 9 |\n"))
 
 if __name__ == "__main__":
     unittest.main()
