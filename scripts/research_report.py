@@ -699,6 +699,94 @@ def restriction_distinct(table):
     return out
 
 
+FILES = "abcdefgh"
+
+
+def queenside(counts):
+    """The queenside files' (a-d) share of a piece's entries or placements, {file: count}:
+    (share, low, high)."""
+    return share_interval(sum(counts[f] for f in FILES[:4]), sum(counts.values()))
+
+
+def entry_files(add, ref):
+    """Where the hand pieces come in, file by file: the reference games' entries, and under
+    the placement rule the files szero's self-play assigns them to once it learned that rule
+    from zero (the baseline and alpha-beta games open with random placements, so they do not
+    choose). Returns the summary's line, or None without the reference's
+    by_file.csv."""
+    if not os.path.exists(path(ref, "by_file.csv")):
+        return None
+    fsf = {r["file"]: {"E": int(r["E"]), "H": int(r["H"])} for r in rows(ref, "by_file.csv")}
+    count = {p: {f: fsf[f][p] for f in FILES} for p in "EH"}
+    add("## On which files do the pieces come in?")
+    add("")
+    add("The file of each entry in the reference games (shares of the piece's entries, Wilson 95% intervals):")
+    add("")
+    add("| file | Elephant | Hawk |")
+    add("|---|---|---|")
+    for f in FILES:
+        add(f"| {f} | " + " | ".join(pct(share_interval(count[p][f], sum(count[p].values()))) for p in "EH") + " |")
+    qe, qh = queenside(count["E"]), queenside(count["H"])
+    knights = {p: share_interval(count[p]["b"] + count[p]["g"], sum(count[p].values())) for p in "EH"}
+    add(f"| queenside (a-d) | {pct(qe)} | {pct(qh)} |")
+    add("")
+    add("The knights' files (b and g) take the most, as the gates behind a knight above say.")
+    add("")
+    sources = []
+    study = entry_rules_runs()
+    if study:
+        for (rule, seed), name in sorted(study[1].items(), key=lambda x: x[0][1]):
+            f = path(*ENTRY_RULES_DIR, name, "placement_files.csv")
+            if rule == "seirawan-placement" and os.path.exists(f):
+                sources.append((f"seed {seed}", f))
+    placed = {}
+    for name, f in sources:
+        t = {p: {x: 0 for x in FILES} for p in "EH"}
+        for r in csv.DictReader(open(f, newline="")):
+            t[r["piece"]][r["file"]] = int(r["chosen"])
+        placed[name] = t
+    if placed:
+        add("Under the placement rule each side chooses these files at the start, before any board move (four")
+        add("placement moves; `schess/CONVENTIONS.md`): the same question asked outright. No engine plays that")
+        add("rule, and the baseline and alpha-beta games below open with random placements, so the choices here")
+        add("are szero's own, in its self-play while it learned the rule from zero (`scripts/entry-rules`, all")
+        add("the run's games, the first generations near-random). Shares of each piece's placements, file by file:")
+        add("")
+        add("| file | " + " | ".join(f"Elephant, {n} | Hawk, {n}" for n in placed) + " |")
+        add("|---|" + "---|---|" * len(placed))
+        for f in FILES:
+            cells = []
+            for t in placed.values():
+                cells += [f"{100 * t[p][f] / max(1, sum(t[p].values())):.1f}%" for p in "EH"]
+            add(f"| {f} | " + " | ".join(cells) + " |")
+        cells = []
+        for t in placed.values():
+            cells += [pct(queenside(t[p])) for p in "EH"]
+        add("| queenside (a-d) | " + " | ".join(cells) + " |")
+        add("")
+        add("A file takes only one of a side's two pieces, and the king's file never goes with a rook's; a piece")
+        add("placed on a file enters when that file's home piece first moves (on e: the king's first move).")
+        add("")
+    return where_line(qe, qh, knights)
+
+
+def wing(share):
+    """Which wing a queenside share (share, low, high) leans to, read from its interval."""
+    if share[1] > 0.5:
+        return "more on the queenside"
+    if share[2] < 0.5:
+        return "more on the kingside"
+    return "no wing measurably more"
+
+
+def where_line(qe, qh, knights):
+    """The summary's line on the files of the reference games' entries: each piece's
+    queenside share (a-d) and which wing it leans to, and the knights' files' share."""
+    return (f"- **Where they come in.** In Fairy-Stockfish's games the queenside (a-d) takes {pct(qe)} of the"
+            f" Elephant's entries ({wing(qe)}) and {pct(qh)} of the Hawk's ({wing(qh)}); the knights' files"
+            f" (b, g) take {pct(knights['E'])} and {pct(knights['H'])} (below: on which files).")
+
+
 def in_short(entry, depth, fsf, szero):
     """The page's answers in a few lines, each number taken from the sections below (the
     reference games' entry table, the restriction costs, the value of gating, the pieces'
@@ -963,6 +1051,7 @@ def main():
     add("")
     add("![gates by the piece that leaves](../gating-report-fairy-stockfish/by_via.svg)")
     add("")
+    where = entry_files(add, ref)
     add("## What does each gating choice cost? (restricted players)")
     add("")
     fsf_costs = restriction_table(md, path("docs", "research", "restrictions.md"), "engine")
@@ -1035,6 +1124,9 @@ def main():
     learned = entry_rules_learned(add)
     terms = material_terms(add)
     summary = in_short(entry, depth, fsf_costs, szero_costs)
+    if where:
+        wings = [i for i, ln in enumerate(summary) if ln.startswith(("- **Use both wings", "- **Wings"))]
+        summary.insert(wings[0] + 1 if wings else len(summary) - 1, where)
     # The largest budget whose runs answer it.
     if len(habit) > 1:
         summary.insert(-1, habit_line(habit))

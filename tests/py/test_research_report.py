@@ -233,5 +233,22 @@ class PieceValuesLine(unittest.TestCase):
         self.assertTrue(line.endswith("Hawk 6.96 [6.18, 7.93]."), line)
         self.assertIsNone(rr.piece_values_line("| Q | 7.74 | [6.87, 8.75] | 5.674 | 9 |\n"))
 
+
+class Wings(unittest.TestCase):
+    def test_a_wing_is_named_only_where_the_interval_leaves_half(self):
+        self.assertEqual(rr.wing(rr.share_interval(1032, 2000)), "no wing measurably more")
+        self.assertEqual(rr.wing(rr.share_interval(1106, 2000)), "more on the queenside")
+        self.assertEqual(rr.wing(rr.share_interval(900, 2000)), "more on the kingside")
+
+    def test_the_queenside_is_files_a_to_d(self):
+        counts = dict(zip(rr.FILES, [1, 2, 3, 4, 10, 0, 0, 0]))
+        self.assertAlmostEqual(rr.queenside(counts)[0], 0.5)
+
+    def test_the_where_line_reads_each_piece_s_wing(self):
+        line = rr.where_line(rr.share_interval(1032, 2000), rr.share_interval(1106, 2000),
+                             {"E": rr.share_interval(880, 2000), "H": rr.share_interval(840, 2000)})
+        self.assertIn("of the Elephant's entries (no wing measurably more)", line)
+        self.assertIn("of the Hawk's (more on the queenside)", line)
+
 if __name__ == "__main__":
     unittest.main()
