@@ -25,6 +25,18 @@ def path(*p):
     return os.path.join(ROOT, *p)
 
 
+def read_text(f):
+    """A file's whole text, closed at once."""
+    with open(f) as h:
+        return h.read()
+
+
+def read_json(f):
+    """A JSON file's value, closed at once."""
+    with open(f) as h:
+        return json.load(h)
+
+
 def rows(*p):
     with open(path(*p), newline="") as f:
         return list(csv.DictReader(f))
@@ -132,7 +144,7 @@ def entry_rules_runs():
         m = re.fullmatch(r"([a-z-]+)-s(\d+)\.json", f)
         if m and m[1] in ENTRY_RULES and os.path.isfile(os.path.join(d, f[:-5], "generations.csv")):
             runs[(m[1], int(m[2]))] = f[:-5]
-    return json.load(open(os.path.join(d, "study.json"))), runs
+    return read_json(os.path.join(d, "study.json")), runs
 
 
 def seed_differences(counts):
@@ -177,7 +189,7 @@ def learned_habit(add):
             # over the pieces the gate follows (each row a mean with its standard error).
             gaps = []
             for piece in ("E", "H"):
-                r = [x for x in csv.DictReader(open(probe)) if x["piece"] == piece and int(x["n"]) > 0]
+                r = [x for x in csv.DictReader(read_text(probe).splitlines()) if x["piece"] == piece and int(x["n"]) > 0]
                 total = sum(int(x["n"]) for x in r)
                 mean = sum(int(x["n"]) * float(x["v(gate) - v(twin)"]) for x in r) / total
                 se = math.sqrt(sum((int(x["n"]) * float(x["std err"])) ** 2 for x in r)) / total
@@ -221,7 +233,7 @@ def head_to_head(add):
         first = f.read(2000)
     names = sorted(re.findall(r'\[(?:White|Black) "([^"]+)"\]', first)[:2], key=lambda n: not n.startswith("szero"))
     m = os.path.join(d, "match.json")
-    result = f"; {names[0]} scored {score_elo(json.load(open(m)))}" if os.path.exists(m) else ""
+    result = f"; {names[0]} scored {score_elo(read_json(m))}" if os.path.exists(m) else ""
     rated = ", rated between depths 8 and 9 above" if names[0] == "szero-1000ms" else ""
     add(f"At about the same strength: szero's default play mode ({names[0]}{rated})")
     add(f"against {names[1]}, {int(v['games']):,} games ({int(v['distinct']):,} distinct), random 6-ply openings")
@@ -246,7 +258,8 @@ def head_to_head(add):
 def distinct_games(pgn):
     """(distinct games, games) of a gzipped PGN: distinct move sequences, tags, comments
     and results aside. A deterministic pair replays a colour-swapped game move for move."""
-    text = gzip.open(pgn, "rt").read()
+    with gzip.open(pgn, "rt") as f:
+        text = f.read()
     games = re.split(r"\n\n(?=\[)", text.strip())
     seqs = set()
     for g in games:
@@ -396,7 +409,7 @@ def material_terms(add):
             and os.path.isfile(os.path.join(research, n, "study.json"))
             and any(os.path.isfile(os.path.join(research, n, f"{v}-s{k}", "generations.csv"))
                     for v in MATERIAL_TERMS for k in range(1, 10))]
-    dirs.sort(key=lambda n: json.load(open(os.path.join(research, n, "study.json")))["steps"])
+    dirs.sort(key=lambda n: read_json(os.path.join(research, n, "study.json"))["steps"])
     made = []
     for name in dirs:
         budget = material_terms_at(add, name, first=not made, several=len(dirs) > 1)
@@ -419,7 +432,7 @@ def material_terms_at(add, study, first, several):
     runs = sorted(((v, s) for v, s in runs if v in MATERIAL_TERMS), key=lambda r: (r[1], list(MATERIAL_TERMS).index(r[0])))
     if not runs:
         return None
-    meta = json.load(open(os.path.join(d, "study.json")))
+    meta = read_json(os.path.join(d, "study.json"))
     budget = f"{meta['steps']:,} trainer steps"
     if first:
         add("## Do the material terms change how szero learns to gate?")
@@ -448,13 +461,13 @@ def material_terms_at(add, study, first, several):
         if v == "default":
             cells = "- | - | - | - | -"
         elif os.path.exists(h2h):
-            duels[(v, s)] = json.load(open(h2h))
+            duels[(v, s)] = read_json(h2h)
             cells = match_cells(duels[(v, s)], os.path.join(d, f"{name}.h2h.pgn.gz"))
         else:
             cells = "not measured yet | | | |"
         g = "not measured yet"
         if os.path.exists(greedy):
-            g = score_elo(json.load(open(greedy)))
+            g = score_elo(read_json(greedy))
         add(f"| {v} | {s} | {cells} | {g} |")
     add("")
     add("When the pieces entered in each run's self-play, over its last third of generations (the first are")
@@ -499,7 +512,7 @@ def material_terms_at(add, study, first, several):
         if not os.path.exists(f):
             add(f"| {v} | {s} | not measured yet |" + " |" * (len(pieces) - 1))
             continue
-        vals = {x["feature"]: x for x in json.load(open(f))["values"]}
+        vals = {x["feature"]: x for x in read_json(f)["values"]}
         add(f"| {v} | {s} | " + " | ".join(
             f"{vals[p]['pawns']:.2f} [{vals[p]['low']:.2f}, {vals[p]['high']:.2f}]" if p in vals else "-"
             for p in pieces) + " |")
@@ -603,7 +616,7 @@ def entry_rules_learned(add):
         share = lambda p, m: (p, share_se(p, m))
         vd = rows(*ENTRY_RULES_DIR, name, "variants.csv")[0]
         runs[(rule, seed)] = {
-            "reached": json.load(open(os.path.join(d, f"{name}.json"))),
+            "reached": read_json(os.path.join(d, f"{name}.json")),
             "late": late,
             "games": n,
             "all": (int(vd["games"]), int(vd["distinct"])),
@@ -631,7 +644,7 @@ def entry_rules_learned(add):
     for (rule, s), r in sorted(runs.items(), key=lambda x: (x[0][1], ENTRY_RULES.index(x[0][0]))):
         vs = "not measured yet"
         if os.path.exists(r["match"]):
-            vs = score_elo(json.load(open(r["match"])))
+            vs = score_elo(read_json(r["match"]))
         (p, se), (dr, _), (e, _), (h, _) = r["white"], r["draws"], r["E never"], r["H never"]
         add(f"| {rule} | {s} | {r['reached']['minutes']:.0f} | {vs} | {r['games']:,} ({r['late']}) | "
             f"{r['all'][1]:,} of {r['all'][0]:,} | {100 * p:.1f}% [{100 * (p - Z * se):.1f}, {100 * (p + Z * se):.1f}] | "
@@ -662,7 +675,7 @@ SZERO_NODES = 10000
 def restriction_table(md, table_path, who):
     """Appends a restrictions table (from `scripts/gating-restrictions`' Markdown) and what
     it resolves to `md`; returns {restriction: (elo, lo, hi)} for the rows measured."""
-    table = [ln for ln in open(table_path).read().splitlines() if ln.startswith("|")]
+    table = [ln for ln in read_text(table_path).splitlines() if ln.startswith("|")]
     md.extend(table)
     md.append("")
     costly, unresolved, costs = [], [], {}
@@ -742,7 +755,7 @@ def entry_files(add, ref):
     placed = {}
     for name, f in sources:
         t = {p: {x: 0 for x in FILES} for p in "EH"}
-        for r in csv.DictReader(open(f, newline="")):
+        for r in csv.DictReader(read_text(f).splitlines()):
             t[r["piece"]][r["file"]] = int(r["chosen"])
         placed[name] = t
     if placed:
@@ -846,14 +859,14 @@ def in_short(entry, depth, fsf, szero):
                    + (", not resolved (the interval contains zero)." if unresolved("no-castle-gate") else "."))
     gv = path("docs", "research", "gating-value.md")
     if os.path.exists(gv):
-        m = re.search(r"gating on a move that can gate is worth ([+-]\d+ cp \[[+-]\d+, [+-]\d+\])", open(gv).read())
+        m = re.search(r"gating on a move that can gate is worth ([+-]\d+ cp \[[+-]\d+, [+-]\d+\])", read_text(gv))
         if m:
             out.append(f"- **One gate, against the same move without it**: {m.group(1)} on average (Fairy-Stockfish"
                        " depth 10, every move that can gate in its positions): little, since the piece can usually"
                        " come in a move later. What costs is waiting too long or barring a wing, above.")
     pv = path("docs", "research", "piece-values.md")
     if os.path.exists(pv):
-        line = piece_values_line(open(pv).read())
+        line = piece_values_line(read_text(pv))
         if line:
             out.append(line)
     out.append("")
@@ -894,14 +907,14 @@ def piece_values_line(md):
 def main():
     out = path("docs", "research", "README.md")
     ref = "docs/gating-report-fairy-stockfish"
-    match = json.load(open(path(ref, "match.json")))
+    match = read_json(path(ref, "match.json"))
     variants = rows(ref, "variants.csv")
     seir = next(v for v in variants if v["variant"] == "seirawan")
     entry = {(r["piece"], r["side"]): r for r in rows(ref, "entry.csv")}
     first = {r["side"]: r for r in rows(ref, "first_piece.csv")}
     scores = {(r["condition"], r["side"]): r for r in rows(ref, "scores.csv")}
     vias = rows(ref, "by_via.csv")
-    scale = json.load(open(path("data", "scale", "fairy-stockfish.json")))
+    scale = read_json(path("data", "scale", "fairy-stockfish.json"))
     strong_rules = os.path.exists(path("docs", "variant-strong", "all", "variants_compared.csv"))
 
     depth = re.search(r"-d(\d+)", match["first"]).group(1)
@@ -937,7 +950,7 @@ def main():
     szero_rating = "not rated"
     rated = path("docs", "research", "restrictions-szero", "scale-rating.json")
     if os.path.exists(rated):
-        r = json.load(open(rated))
+        r = read_json(rated)
         lo_hi = r["placement"].get("Between")
         where = f", between depths {lo_hi[0].rsplit('=', 1)[1]} and {lo_hi[1].rsplit('=', 1)[1]}" if lo_hi else ""
         szero_rating = f"{r['elo']:+.0f} [{r['elo_lo']:+.0f}, {r['elo_hi']:+.0f}] on the scale{where}"
@@ -946,7 +959,7 @@ def main():
     add(f"  {SZERO_NODES:,} nodes a move, {szero_rating} (`szero scale rate`, 100 games against each anchor it")
     timed = path("docs", "strength-card", "timed-scale-rating.json")
     if os.path.exists(timed):
-        r = json.load(open(timed))
+        r = read_json(timed)
         at = f"{r['elo']:+.0f} [{r['elo_lo']:+.0f}, {r['elo_hi']:+.0f}]"
         if r["placement"] == "AboveTop":
             at = f"at least {at}, above the strongest anchor"
@@ -958,7 +971,7 @@ def main():
     else:
         add("  met; `docs/research/restrictions-szero/scale-rating.json`). At 1 s a move it is stronger (the version")
         add("  before the learned evaluation stood at +641 [+523, +759] at 1 s, BENCHMARKS.md).")
-    rd = restriction_distinct([ln for ln in open(path("docs", "research", "restrictions.md")).read().splitlines()
+    rd = restriction_distinct([ln for ln in read_text(path("docs", "research", "restrictions.md")).splitlines()
                                if ln.startswith("|")])
     least = min(rd, key=lambda r: r[1])
     add("- **Restriction costs**: the same engine and depth, barred from one gating choice, against itself")
@@ -966,7 +979,7 @@ def main():
     add(f"  unrestricted (`docs/research/restrictions.md`, {'/'.join(sorted({str(g) for _, _, g in rd}))} games a row,"
         f" {others[0]}{'' if len(others) == 1 else f' to {others[-1]}'} of them distinct but {least[1]} in {least[0]},"
         " explained below).")
-    if "movetime" in open(path("docs", "research", "gating-value.md")).read():
+    if "movetime" in read_text(path("docs", "research", "gating-value.md")):
         add("- **The value of gating**: Fairy-Stockfish's search (depth 10), szero's network shipped since 2026-12-06")
         add(f"  and szero's default play mode with it ({SZERO_NODES:,} nodes and 1 s a move) valuing the same moves with")
         add("  and without their gates (`docs/research/gating-value.md`).")
@@ -1084,7 +1097,7 @@ def main():
     add("")
     gv = path("docs", "research", "gating-value.md")
     if os.path.exists(gv):
-        text = open(gv).read()
+        text = read_text(gv)
         lines = text.splitlines()
         i = next((k for k, ln in enumerate(lines) if ln.startswith("## What it says")), None)
         if i is not None:
@@ -1096,7 +1109,7 @@ def main():
     add("")
     pv = path("docs", "research", "piece-values.md")
     if os.path.exists(pv):
-        lines = open(pv).read().splitlines()
+        lines = read_text(pv).splitlines()
         i = next((k for k, ln in enumerate(lines) if ln.startswith("## What it says")), None)
         if i is not None:
             add("Measured from the reference games, not written (`docs/research/piece-values.md`,")
@@ -1178,21 +1191,22 @@ def main():
     if not os.path.exists(szero_md):
         add("- szero as a restricted player (its MCTS and alpha-beta modes both take restrictions): not measured.")
     else:
-        missing = [ln.split("|")[1].strip() for ln in open(szero_md) if "not measured yet" in ln]
+        missing = [ln.split("|")[1].strip() for ln in read_text(szero_md).splitlines() if "not measured yet" in ln]
         if missing:
             add(f"- szero as the restricted subject: {', '.join(missing)} not measured yet (rerunning its")
             add("  `scripts/gating-restrictions` command resumes: the measured rows are kept).")
-    if "movetime" not in open(path("docs", "research", "gating-value.md")).read():
+    if "movetime" not in read_text(path("docs", "research", "gating-value.md")):
         add("- The value of gating to szero at 1 s a move (above: 10,000 nodes, a few plies).")
     add("")
     text = "\n".join(md)
     if "--check" in sys.argv[1:]:
-        if open(out).read() != text:
+        if read_text(out) != text:
             sys.exit(f"{out} is not what scripts/research_report.py makes of the studies' outputs: "
                      "run scripts/research-report and commit the page")
         print(f"{out} is up to date", file=sys.stderr)
         return
-    open(out, "w").write(text)
+    with open(out, "w") as f:
+        f.write(text)
     print(f"wrote {out}", file=sys.stderr)
 
 
