@@ -64,8 +64,10 @@ def share_se(p, n):
 
 
 def points(d, half):
-    """A difference of shares, in percentage points, with its 95% interval (d +- half)."""
-    return f"{100 * d:+.1f} [{100 * (d - half):+.1f}, {100 * (d + half):+.1f}]"
+    """A difference of shares, in percentage points, with its 95% interval (d +- half),
+    cut to the differences shares can have (-100 to +100 points): a mean over two seeds
+    that disagree has a Student's t interval far wider than that."""
+    return f"{100 * d:+.1f} [{max(-100.0, 100 * (d - half)):+.1f}, {min(100.0, 100 * (d + half)):+.1f}]"
 
 
 def score_elo(r):
@@ -583,10 +585,18 @@ def learned_rules_line(budget, diffs):
     for v, rows_of in diffs.items():
         seed, row = rows_of[-1]
         basis = seed if isinstance(seed, str) else f"seed {seed} of {ENTRY_RULES_SEEDS}"
+        seeds = [(sd, r) for sd, r in rows_of if not isinstance(sd, str)]
         cells = []
         for k in ("draws", "white", "E never", "H never"):
             d, half = row[k]
             moved = d - half > 0 or d + half < 0
+            up = [sd for sd, r in seeds if r[k][0] - r[k][1] > 0]
+            down = [sd for sd, r in seeds if r[k][0] + r[k][1] < 0]
+            if up and down:
+                # Each seed moved measurably, but not the same way: the mean says nothing.
+                cells.append(f"{what[k]} opposite ways by seed (" + ", ".join(
+                    f"seed {sd} {points(*r[k])}" for sd, r in seeds) + ")")
+                continue
             changed |= moved and k in ("white", "draws")
             cells.append(f"{what[k]} {points(d, half)}" + ("" if moved else " (no measurable change)"))
         parts.append(f"{names.get(v, v)} ({basis}): " + ", ".join(cells))

@@ -196,8 +196,14 @@ class LearnedRules(unittest.TestCase):
         self.assertAlmostEqual(mean, 0.0)
         self.assertAlmostEqual(half, rr.T975[1] * 0.3)
         line = rr.learned_rules_line("10,000 trainer steps", diffs)
-        self.assertIn("forced entry (mean of 2): draws", line)
+        self.assertIn("forced entry (mean of 2): draws opposite ways by seed (seed 1 -30.0 [", line)
+        self.assertIn("seed 2 +30.0 [", line)
+        self.assertIn("White's score +0.0 [", line)
         self.assertNotIn("changes the game", line)
+
+    def test_a_mean_s_interval_is_cut_to_what_shares_can_differ_by(self):
+        self.assertEqual(rr.points(0.06, 4.45), "+6.0 [-100.0, +100.0]")
+        self.assertEqual(rr.points(-0.3, 0.01), "-30.0 [-31.0, -29.0]")
 
     def test_no_line_without_a_pair(self):
         runs = self.runs({1: 0.3})
