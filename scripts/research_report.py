@@ -189,9 +189,9 @@ def learned_habit(add):
         if os.path.exists(probe):
             # The final network's value of each gate against the same move without it, pooled
             # over the pieces the gate follows (each row a mean with its standard error).
-            gaps = []
+            gaps, probed = [], rows(probe)
             for piece in ("E", "H"):
-                r = [x for x in csv.DictReader(read_text(probe).splitlines()) if x["piece"] == piece and int(x["n"]) > 0]
+                r = [x for x in probed if x["piece"] == piece and int(x["n"]) > 0]
                 total = sum(int(x["n"]) for x in r)
                 mean = sum(int(x["n"]) * float(x["v(gate) - v(twin)"]) for x in r) / total
                 se = math.sqrt(sum((int(x["n"]) * float(x["std err"])) ** 2 for x in r)) / total
@@ -755,19 +755,13 @@ def entry_files(add, ref):
     add("")
     add("The knights' files (b and g) take the most, as the gates behind a knight above say.")
     add("")
-    sources = []
+    placed = {}  # {"seed N": {piece: {file: placements}}}
     study = entry_rules_runs()
-    if study:
-        for (rule, seed), name in sorted(study[1].items(), key=lambda x: x[0][1]):
-            f = path(*ENTRY_RULES_DIR, name, "placement_files.csv")
-            if rule == "seirawan-placement" and os.path.exists(f):
-                sources.append((f"seed {seed}", f))
-    placed = {}
-    for name, f in sources:
-        t = {p: {x: 0 for x in FILES} for p in "EH"}
-        for r in csv.DictReader(read_text(f).splitlines()):
-            t[r["piece"]][r["file"]] = int(r["chosen"])
-        placed[name] = t
+    for (rule, seed), name in sorted(study[1].items(), key=lambda x: x[0][1]) if study else []:
+        if rule == "seirawan-placement" and os.path.exists(path(*ENTRY_RULES_DIR, name, "placement_files.csv")):
+            t = placed[f"seed {seed}"] = {p: {x: 0 for x in FILES} for p in "EH"}
+            for r in rows(*ENTRY_RULES_DIR, name, "placement_files.csv"):
+                t[r["piece"]][r["file"]] = int(r["chosen"])
     if placed:
         add("Under the placement rule each side chooses these files at the start, before any board move (four")
         add("placement moves; `schess/CONVENTIONS.md`): the same question asked outright. No engine plays that")
@@ -810,10 +804,11 @@ def where_line(qe, qh, knights):
             f" (b, g) take {pct(knights['E'])} and {pct(knights['H'])} (below: on which files).")
 
 
-def in_short(entry, depth, fsf, szero):
+def in_short(entry, depth, fsf, szero, where=None):
     """The page's answers in a few lines, each number taken from the sections below (the
     reference games' entry table, the restriction costs, the value of gating, the pieces'
-    measured values), so that the summary cannot drift from them."""
+    measured values), so that the summary cannot drift from them. `where` (`entry_files`'
+    line) follows the wings."""
     def cost(key):
         """A restriction's Elo for Fairy-Stockfish, with szero's beside it where measured,
         and whether the interval settles it."""
@@ -860,6 +855,8 @@ def in_short(entry, depth, fsf, szero):
         else:
             line = "**Wings.** " + line
         out.append("- " + line)
+    if where:
+        out.append(where)
     if "elephant-first" in fsf and "hawk-first" in fsf:
         line = f"Elephant first: {cost('elephant-first')}; Hawk first: {cost('hawk-first')}"
         out.append(f"- **Which piece first is not resolved** by these games: {line}; both intervals contain zero."
@@ -909,7 +906,7 @@ def piece_values_line(md):
     apart = " and ".join(f"the {a if d > 0 else b} above the {b if d > 0 else a}" for a, b, d, _, _ in told)
     if len(told) == len(diffs):
         return line + f". Their differences: {each}; each interval excludes zero, so these games put {apart}."
-    open_ = " or ".join(f"the {a} and the {b}" for a, b, _, lo, hi in diffs if lo <= 0 <= hi)
+    open_ = " or ".join(f"the {a} and the {b}" for a, b, *_ in diffs if (a, b) not in {x[:2] for x in told})
     return line + (f". Their differences: {each}; these games put {apart}, but do not order {open_}"
                    " (an interval that contains zero).")
 
@@ -1146,10 +1143,7 @@ def main():
         entry_rules_tables(add, "variant-strong")
     learned = entry_rules_learned(add)
     terms = material_terms(add)
-    summary = in_short(entry, depth, fsf_costs, szero_costs)
-    if where:
-        wings = [i for i, ln in enumerate(summary) if ln.startswith(("- **Use both wings", "- **Wings"))]
-        summary.insert(wings[0] + 1 if wings else len(summary) - 1, where)
+    summary = in_short(entry, depth, fsf_costs, szero_costs, where)
     # The largest budget whose runs answer it.
     if len(habit) > 1:
         summary.insert(-1, habit_line(habit))
