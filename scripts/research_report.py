@@ -767,14 +767,15 @@ def entry_files(add, ref):
         add("placement moves; `schess/CONVENTIONS.md`): the same question asked outright. No engine plays that")
         add("rule, and the baseline and alpha-beta games below open with random placements, so the choices here")
         add("are szero's own, in its self-play while it learned the rule from zero (`scripts/entry-rules`, all")
-        add("the run's games, the first generations near-random). Shares of each piece's placements, file by file:")
+        add("the run's games, the first generations near-random). Shares of each piece's placements, file by file")
+        add("(Wilson 95% intervals, each placement counted as one sample):")
         add("")
         add("| file | " + " | ".join(f"Elephant, {n} | Hawk, {n}" for n in placed) + " |")
         add("|---|" + "---|---|" * len(placed))
         for f in FILES:
             cells = []
             for t in placed.values():
-                cells += [f"{100 * t[p][f] / max(1, sum(t[p].values())):.1f}%" for p in "EH"]
+                cells += [pct(share_interval(t[p][f], sum(t[p].values()))) for p in "EH"]
             add(f"| {f} | " + " | ".join(cells) + " |")
         cells = []
         for t in placed.values():
