@@ -592,18 +592,29 @@ def learned_rules_line(budget, diffs):
             moved = d - half > 0 or d + half < 0
             up = [sd for sd, r in seeds if r[k][0] - r[k][1] > 0]
             down = [sd for sd, r in seeds if r[k][0] + r[k][1] < 0]
+            by_seed = ", ".join(f"seed {sd} {points(*r[k])}" for sd, r in seeds)
             if up and down:
                 # Each seed moved measurably, but not the same way: the mean says nothing.
-                cells.append(f"{what[k]} opposite ways by seed (" + ", ".join(
-                    f"seed {sd} {points(*r[k])}" for sd, r in seeds) + ")")
+                cells.append(f"{what[k]} opposite ways by seed ({by_seed})")
+                continue
+            if not moved and len(seeds) >= 2 and len(up or down) == len(seeds):
+                # Every seed moved measurably the same way, yet so few seeds spread that far
+                # leave the mean's interval across zero: the sign repeats, the size does not.
+                way = "up" if up else "down"
+                cells.append(f"{what[k]} {way} in each seed ({by_seed}), but the mean over the seeds,"
+                             f" {points(d, half)}, is not resolved")
                 continue
             changed |= moved and k in ("white", "draws")
             cells.append(f"{what[k]} {points(d, half)}" + ("" if moved else " (no measurable change)"))
-        parts.append(f"{names.get(v, v)} ({basis}): " + ", ".join(cells))
+        name = names.get(v, v)
+        # A rule is a sentence of its own after the first, its results set apart by
+        # semicolons, for a result by seed holds commas of its own.
+        name = name[0].upper() + name[1:] if parts else name
+        parts.append(f"{name} ({basis}): " + "; ".join(cells))
     head = ("**Learnt from zero, an entry rule changes the game itself.**" if changed
             else "**Learnt from zero.**")
     return (f"- {head} szero learning each rule from zero for {budget}, its self-play over the last third of the"
-            " run, against the standard rule's, in percentage points: " + "; ".join(parts) + " (below: the entry rules).")
+            " run, against the standard rule's, in percentage points: " + ". ".join(parts) + " (below: the entry rules).")
 
 
 def entry_rules_learned(add):

@@ -201,6 +201,21 @@ class LearnedRules(unittest.TestCase):
         self.assertIn("White's score +0.0 [", line)
         self.assertNotIn("changes the game", line)
 
+    def test_seeds_that_agree_on_the_sign_but_not_the_size_say_so(self):
+        # Both seeds lose draws measurably (30 and 5 points), but two seeds that far apart
+        # leave the mean's Student's t interval across zero.
+        diffs = rr.rule_differences(self.runs({1: 0.3, 2: 0.55}), [1, 2])
+        mean, half = diffs["seirawan-forced"][-1][1]["draws"]
+        self.assertLess(mean - half, 0)
+        line = rr.learned_rules_line("10,000 trainer steps", diffs)
+        self.assertIn("draws down in each seed (seed 1 -30.0 [", line)
+        self.assertIn("seed 2 -5.0 [", line)
+        self.assertIn("but the mean over the seeds, -17.5 [", line)
+        self.assertNotIn("draws -17.5", line)
+        self.assertNotIn("changes the game", line)
+        # A share no seed moved stays a plain "no measurable change".
+        self.assertIn("White's score +0.0 [-1.0, +1.0] (no measurable change)", line)
+
     def test_a_mean_s_interval_is_cut_to_what_shares_can_differ_by(self):
         self.assertEqual(rr.points(0.06, 4.45), "+6.0 [-100.0, +100.0]")
         self.assertEqual(rr.points(-0.3, 0.01), "-30.0 [-31.0, -29.0]")
