@@ -570,6 +570,12 @@ def rule_differences(runs, seeds):
     return out
 
 
+def sign(d, half):
+    """+1 or -1 where the interval d +- half lies wholly above or below zero, else 0 (not
+    measurable)."""
+    return 1 if d - half > 0 else -1 if d + half < 0 else 0
+
+
 def learned_rules_line(budget, diffs):
     """The summary's line on the entry rules learnt from zero: each alternative rule against
     the standard one in szero's own self-play, from the mean over its seeds where there are
@@ -589,18 +595,17 @@ def learned_rules_line(budget, diffs):
         cells = []
         for k in ("draws", "white", "E never", "H never"):
             d, half = row[k]
-            moved = d - half > 0 or d + half < 0
-            up = [sd for sd, r in seeds if r[k][0] - r[k][1] > 0]
-            down = [sd for sd, r in seeds if r[k][0] + r[k][1] < 0]
+            moved = sign(d, half) != 0
+            signs = [sign(*r[k]) for _, r in seeds]
             by_seed = ", ".join(f"seed {sd} {points(*r[k])}" for sd, r in seeds)
-            if up and down:
+            if 1 in signs and -1 in signs:
                 # Each seed moved measurably, but not the same way: the mean says nothing.
                 cells.append(f"{what[k]} opposite ways by seed ({by_seed})")
                 continue
-            if not moved and len(seeds) >= 2 and len(up or down) == len(seeds):
+            if not moved and len(seeds) >= 2 and 0 not in signs:
                 # Every seed moved measurably the same way, yet so few seeds spread that far
                 # leave the mean's interval across zero: the sign repeats, the size does not.
-                way = "up" if up else "down"
+                way = "up" if signs[0] > 0 else "down"
                 cells.append(f"{what[k]} {way} in each seed ({by_seed}), but the mean over the seeds,"
                              f" {points(d, half)}, is not resolved")
                 continue
