@@ -6,8 +6,9 @@ through Playwright. Moves are made by clicking the board's squares, as a user wo
 move this page sends is checked as the exact UCI string expected (a gate, a castling
 gate, an Elephant promotion), every reply of the engine is checked legal by pyffish
 (Fairy-Stockfish, the reference), the analysis must draw arrows and a value, a bad FEN
-must show its error in the page, and the exported PGN must read back with pyffish move
-for move. Prints `browser tests: P passed, F failed` and exits non-zero if any failed.
+must show its error in the page, the exported PGN must read back with pyffish move
+for move, and positions held back as on a slow network (a move typed before the new game
+has landed; an answer overtaken by a later one) must not put a stale position on the board. Prints `browser tests: P passed, F failed` and exits non-zero if any failed.
 
 Usage: browser_tests.py SZERO_BINARY [CHROMIUM]
 With SZERO_SCREENSHOT=PATH it also saves a screenshot of the analysis (docs/serve.png).
@@ -195,6 +196,43 @@ def main():
                 ui.wait_plies(2)
                 legal_for_pyffish(fen, ["b7b8e"], ui.state()["line"][1])
 
+            def slow_positions(delays_ms):
+                """Holds the page's next position requests back, by these many ms each, as
+                a slow network would: answers then land late, or out of order."""
+                page.evaluate("""(delays) => {
+                    window.realFetch = window.realFetch || window.fetch;
+                    const left = delays.slice();
+                    window.fetch = async (url, opts) => {
+                        if (String(url).includes('/api/position') && left.length) {
+                            const ms = left.shift();
+                            await new Promise((done) => setTimeout(done, ms));
+                        }
+                        return window.realFetch(url, opts);
+                    };
+                }""", delays_ms)
+
+            def late_and_out_of_order_positions():
+                ui.new_game_from_fen("4k3/1P6/8/8/8/8/8/4K3[] w - - 0 1")  # no pawn on e2
+                # A move typed at once after "New game", while the new position is on its
+                # way, is judged on the new game (e2e4 is not legal in the old one).
+                slow_positions([600])
+                page.click("#new-game")
+                page.fill("#move-input", "e2e4")
+                page.press("#move-input", "Enter")
+                ui.wait_plies(1)
+                s = ui.state()
+                assert s["line"] == ["e2e4"] and s["sent"][-1] == "e2e4", s
+                expect(page.locator("#error")).to_be_hidden()
+                # Back to the start (its answer held back), then forward again (answered at
+                # once): the late answer must not replace the position shown.
+                slow_positions([800, 0])
+                page.click("#first")
+                page.click("#last")
+                ui.settle()
+                s = ui.state()
+                assert s["cursor"] == 1 and len(s["view"]["history"]) == 1, (s["cursor"], s["view"]["history"])
+                slow_positions([])
+
             def enter_moves(line):
                 for i, uci in enumerate(line):
                     page.fill("#move-input", uci)
@@ -270,6 +308,7 @@ def main():
             check("a gate against the engine, its replies legal", gate_against_the_engine)
             check("a castling gate on the rook's square", castling_gate_on_the_rook_square)
             check("an Elephant promotion and the engine's reply", elephant_promotion)
+            check("positions that land late or out of order", late_and_out_of_order_positions)
             check("analysis draws arrows and a value", analysis_draws_arrows_and_a_value)
             check("a bad FEN shows its error", bad_fen_shows_its_error)
             check("an exported PGN reads back with pyffish", exported_pgn_reads_back_with_pyffish)

@@ -129,18 +129,39 @@ function statusText(view) {
   return s;
 }
 
-async function refresh() {
+// Position requests can land out of order (a slow answer after a later, quicker one):
+// only the last one asked is shown, so the board never shows a position the game has left.
+let positionsAsked = 0;
+let latest = Promise.resolve();
+
+function refresh() {
+  positionsAsked += 1;
+  latest = showPosition(positionsAsked);
+  return latest;
+}
+
+// Resolves once the last position asked has landed (asking again meanwhile waits for that
+// one too): a move typed just after "New game" is judged on the new position, not the old.
+async function settled() {
+  for (let seen; seen !== latest;) {
+    seen = latest;
+    await seen;
+  }
+}
+
+async function showPosition(request) {
   stopAnalysis();
   let view;
   window.szero.pending += 1;
   try {
     view = await api('/api/position', gameRequest());
   } catch (e) {
-    showError(e.message);
+    if (request === positionsAsked) showError(e.message);
     return;
   } finally {
     window.szero.pending -= 1;
   }
+  if (request !== positionsAsked) return;
   state.view = view;
   const last = state.cursor > 0 ? view.history[state.cursor - 1] : null;
   const lastMove = last ? [last.uci.slice(0, 2), last.uci.slice(2, 4)] : undefined;
@@ -297,9 +318,10 @@ $('set-fen').onclick = async () => {
   $('engine-side').value = 'none';
   newGame(fen, variant);
 };
-$('move-input').addEventListener('keydown', (ev) => {
+$('move-input').addEventListener('keydown', async (ev) => {
   if (ev.key !== 'Enter') return;
   const text = ev.target.value.trim();
+  await settled();
   const m = state.view && state.view.legal.find((x) => x.uci === text || x.san === text);
   if (!m) return showError(`not a legal move here: ${text}`);
   ev.target.value = '';
