@@ -280,6 +280,71 @@ def match_cells(d, pgn):
             f"{w['wins']}-{w['draws']}-{w['losses']} | {d['pentanomial']} | {n} of {total}")
 
 
+def pair_score_se(pentanomial):
+    """A paired match's mean score and its standard error, the colour-swapped pair as the
+    unit (`pentanomial`: pairs scoring 0, 1/2, 1, 3/2 and 2 points)."""
+    n = sum(pentanomial)
+    mu = sum(k * c for k, c in enumerate(pentanomial)) / (4 * n)
+    var = sum(c * (k / 4 - mu) ** 2 for k, c in enumerate(pentanomial)) / n
+    return mu, math.sqrt(var / n)
+
+
+# `szero ladder`'s rungs above material greed, as `scripts/step-study` names their matches.
+LADDER_RUNGS = {"mcts-material": "mcts-material (200 nodes)", "fsf-d1": "Fairy-Stockfish depth 1",
+                "fsf-d2": "depth 2", "fsf-d3": "depth 3"}
+
+
+def ladder_tables(add, d, runs):
+    """Each run's kept network against `szero ladder`'s rungs (`<run>.ladder-<rung>.json`
+    in `d`), then each variant minus the default of its seed, rung by rung, in points of
+    score: the two matches are independent, so their variances add. Nothing when no run has
+    met a rung yet."""
+    have = {(v, s): {r: os.path.join(d, f"{v}-s{s}.ladder-{r}.json") for r in LADDER_RUNGS} for v, s in runs}
+    have = {k: {r: f for r, f in fs.items() if os.path.exists(f)} for k, fs in have.items()}
+    if not any(have.values()):
+        return
+    add("On the ladder: each network at 200 playouts (Gumbel root) against `szero ladder`'s fixed rungs above")
+    add("material greed, its score, Elo [95%] and distinct games of each match (`scripts/step-study` plays")
+    add("them wherever the run's network was kept):")
+    add("")
+    add("| variant | seed | " + " | ".join(LADDER_RUNGS.values()) + " |")
+    add("|---|---|" + "---|" * len(LADDER_RUNGS))
+    for (v, s), fs in have.items():
+        if not fs:
+            why = "not measured yet" if os.path.exists(os.path.join(d, f"{v}-s{s}.safetensors")) else "network not kept"
+            add(f"| {v} | {s} | {why} |" + " |" * (len(LADDER_RUNGS) - 1))
+            continue
+        cells = []
+        for r in LADDER_RUNGS:
+            f = fs.get(r)
+            if f is None:
+                cells.append("not measured yet")
+                continue
+            n, total = distinct_games(f[: -len(".json")] + ".pgn.gz")
+            cells.append(f"{score_elo(read_json(f))} ({n} of {total} distinct)")
+        add(f"| {v} | {s} | " + " | ".join(cells) + " |")
+    add("")
+    pairs = [(v, s) for v, s in have if v != "default" and have[(v, s)] and have.get(("default", s))]
+    if not pairs:
+        return
+    add("Each variant's score minus the default's of its seed against the same rung (percentage points, 95%")
+    add("interval, the colour-swapped pair as the unit):")
+    add("")
+    add("| variant | seed | " + " | ".join(LADDER_RUNGS.values()) + " |")
+    add("|---|---|" + "---|" * len(LADDER_RUNGS))
+    for v, s in pairs:
+        cells = []
+        for r in LADDER_RUNGS:
+            a, b = have[(v, s)].get(r), have[("default", s)].get(r)
+            if not (a and b):
+                cells.append("-")
+                continue
+            (ma, sa), (mb, sb) = (pair_score_se(read_json(f)["pentanomial"]) for f in (a, b))
+            cells.append(points(ma - mb, Z * math.hypot(sa, sb)))
+        add(f"| {v} | {s} | " + " | ".join(cells) + " |")
+    add("")
+
+
 def pct(t):
     p, lo, hi = t
     return f"{100 * p:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
@@ -472,6 +537,7 @@ def material_terms_at(add, study, first, several):
             g = score_elo(read_json(greedy))
         add(f"| {v} | {s} | {cells} | {g} |")
     add("")
+    ladder_tables(add, d, runs)
     add("When the pieces entered in each run's self-play, over its last third of generations (the first are")
     add("near-random play); shares of sides with their 95% intervals:")
     add("")

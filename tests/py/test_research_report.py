@@ -1,6 +1,7 @@
 """scripts/research_report.py's arithmetic and its data-driven wording: the intervals it
 draws, the verdicts the summary may state, and which entry-rules runs count. Run by
 scripts/test: python3 -m unittest discover -s tests/py -p 'test_*.py'"""
+import gzip
 import importlib.util
 import json
 import math
@@ -270,6 +271,54 @@ class Wings(unittest.TestCase):
                              {"E": rr.share_interval(880, 2000), "H": rr.share_interval(840, 2000)})
         self.assertIn("of the Elephant's entries (no wing measurably more)", line)
         self.assertIn("of the Hawk's (more on the queenside)", line)
+
+
+class Ladder(unittest.TestCase):
+    def test_a_pair_is_the_unit_of_a_paired_score(self):
+        mu, se = rr.pair_score_se([0, 0, 10, 0, 0])
+        self.assertEqual((mu, se), (0.5, 0.0))
+        mu, se = rr.pair_score_se([5, 0, 0, 0, 5])
+        self.assertAlmostEqual(mu, 0.5)
+        self.assertAlmostEqual(se, 0.5 / math.sqrt(10))
+
+    def run_dir(self, d, matches, kept=()):
+        """Writes `matches` {(variant, seed, rung): pentanomial} as step-study's files."""
+        for (v, s, r), penta in matches.items():
+            pairs = sum(penta)
+            score = sum(k * c for k, c in enumerate(penta)) / (4 * pairs)
+            write(os.path.join(d, f"{v}-s{s}.ladder-{r}.json"), json.dumps(
+                {"score": score, "pentanomial": penta, "elo": {"elo": 0, "elo_lo": -1, "elo_hi": 1}}))
+            with gzip.open(os.path.join(d, f"{v}-s{s}.ladder-{r}.pgn.gz"), "wt") as f:
+                # Each colour-swapped pair replays one game: half of them distinct.
+                f.write("\n\n".join(f'[White "a"]\n\n1. e4 e5 2. Nf3 m{i // 2} 1-0' for i in range(2 * pairs)))
+        for name in kept:
+            write(os.path.join(d, f"{name}.safetensors"), "")
+
+    def test_nothing_without_a_rung_met(self):
+        md = []
+        with tempfile.TemporaryDirectory() as d:
+            rr.ladder_tables(md.append, d, [("default", "1"), ("hand-entered", "1")])
+        self.assertEqual(md, [])
+
+    def test_each_run_s_cells_and_its_difference_from_its_seed_s_default(self):
+        md = []
+        with tempfile.TemporaryDirectory() as d:
+            self.run_dir(d, {("default", "3", "fsf-d1"): [5, 0, 0, 0, 5],
+                             ("no-human-values", "3", "fsf-d1"): [10, 0, 0, 0, 0]}, kept=["hand-entered-s3"])
+            rr.ladder_tables(md.append, d, [("default", "3"), ("hand-entered", "3"), ("no-human-values", "3"),
+                                            ("default", "1")])
+        text = "\n".join(md)
+        self.assertIn("| default | 3 | not measured yet | 50.0%", text)
+        self.assertIn("(10 of 20 distinct)", text)
+        self.assertIn("| hand-entered | 3 | not measured yet |", text)
+        self.assertIn("| default | 1 | network not kept |", text)
+        diff = [ln for ln in md if ln.startswith("| no-human-values | 3 | - |")]
+        self.assertEqual(len(diff), 1, text)
+        # 0% minus 50%, the default's ten pairs split 5-5: half-width 1.96 * 0.5 / sqrt(10).
+        cell = diff[0].split(" | ")[3]
+        self.assertTrue(cell.startswith("-50.0 "), cell)
+        lo, hi = interval(cell)
+        self.assertAlmostEqual(hi - lo, 2 * 100 * rr.Z * 0.5 / math.sqrt(10), places=0)
 
 if __name__ == "__main__":
     unittest.main()
