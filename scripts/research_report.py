@@ -436,19 +436,31 @@ MATERIAL_TERMS = {
 }
 
 
-def hand_entered_line(steps, never, duels):
-    """The summary's line on the hand-entered test at one budget: for each seed with both
-    runs, the sides that never enter the Elephant in each run's last third and their
-    difference, and how hand-entered's network fared against the default's head to head.
-    `never` and `duels` are `material_terms_at`'s. None when no seed has both runs."""
-    pairs = sorted(s for v, s in never if v == "hand-entered" and ("default", s) in never)
+# What each material-term variant asks, and what it is set against: the summary's line opens
+# with it (`variant_line`).
+VARIANT_QUESTIONS = {
+    "hand-entered": ("Does counting a hand piece in full keep it in hand?",
+                     "with a piece in hand counted for nothing until it enters (`hand-entered`), against the"
+                     " default that counts it in full while it can enter"),
+    "no-human-values": ("Do human piece values in the targets shape how it gates?",
+                        "with no piece value in any target (`no-human-values`: no material head, draws at the"
+                        " length limit), against the default, whose adjudication and material head count human piece values"),
+}
+
+
+def variant_line(variant, steps, never, duels):
+    """The summary's line on one material-term variant at one budget: for each seed with both
+    its run and the default's, the sides that never enter the Elephant in each run's last
+    third and their difference, and how the variant's network fared against the default's
+    head to head. `never` and `duels` are `material_terms_at`'s. None when no seed has both."""
+    pairs = sorted(s for v, s in never if v == variant and ("default", s) in never)
     if not pairs:
         return None
     parts = []
     for sd in pairs:
-        (k, n), (kd, nd) = never[("hand-entered", sd)]["E"], never[("default", sd)]["E"]
+        (k, n), (kd, nd) = never[(variant, sd)]["E"], never[("default", sd)]["E"]
         part = f"seed {sd}: {100 * k / n:.1f}% against {100 * kd / nd:.1f}%, {share_difference(k, n, kd, nd)} points"
-        duel = duels.get(("hand-entered", sd))
+        duel = duels.get((variant, sd))
         if duel:
             e = duel["elo"]
             verdict = ("beat the default's" if e["elo_lo"] > 0 else "lost to the default's" if e["elo_hi"] < 0
@@ -456,9 +468,8 @@ def hand_entered_line(steps, never, duels):
             part += (f", and its network {verdict} head to head, {e['elo']:+.0f} [{e['elo_lo']:+.0f},"
                      f" {e['elo_hi']:+.0f}] Elo over {duel['games']} games")
         parts.append(part)
-    return ("- **Does counting a hand piece in full keep it in hand?** szero learning from zero for"
-            f" {steps:,} steps with a piece in hand counted for nothing until it enters (`hand-entered`),"
-            " against the default that counts it in full while it can enter: the sides that never"
+    question, setting = VARIANT_QUESTIONS[variant]
+    return (f"- **{question}** szero learning from zero for {steps:,} steps {setting}: the sides that never"
             f" enter the Elephant in the last third of the run, {'; '.join(parts)}"
             + (" (below: the material terms)." if len(pairs) > 1
                else " (one seed of the two the issue asks for; below: the material terms)."))
@@ -589,6 +600,15 @@ def material_terms_at(add, study, first, several):
     missing = [f"{v} (seed {s})" for s in seeds for v in MATERIAL_TERMS if (v, s) not in runs]
     if missing:
         budget += "; not run yet: " + ", ".join(missing)
+    unladdered = [(v, s) for v, s in runs if not any(os.path.exists(os.path.join(d, f"{v}-s{s}.ladder-{r}.json"))
+                                                     for r in LADDER_RUNGS)]
+    if unladdered:
+        lost = [f"{v} (seed {s})" for v, s in unladdered if not os.path.exists(os.path.join(d, f"{v}-s{s}.safetensors"))]
+        kept = [f"{v} (seed {s})" for v, s in unladdered if os.path.exists(os.path.join(d, f"{v}-s{s}.safetensors"))]
+        if kept:
+            budget += "; not on the ladder yet: " + ", ".join(kept)
+        if lost:
+            budget += "; never on the ladder, their networks not kept: " + ", ".join(lost)
     if len(seeds) < 2:
         budget += f"; one seed ({seeds[0]}) of the two the issue asks for"
     return meta["steps"], budget, never, duels
@@ -1230,11 +1250,13 @@ def main():
     # The largest budget whose runs answer it.
     if len(habit) > 1:
         summary.insert(-1, habit_line(habit))
-    for steps, _, never, duels in reversed(terms):
-        line = hand_entered_line(steps, never, duels)
-        if line:
-            summary.insert(-1, line)
-            break
+    for variant in VARIANT_QUESTIONS:
+        # The largest budget that answers it.
+        for steps, _, never, duels in reversed(terms):
+            line = variant_line(variant, steps, never, duels)
+            if line:
+                summary.insert(-1, line)
+                break
     same = sum(ln.startswith("White's score: no alternative rule differs measurably") for ln in md)
     if same:
         summary.insert(-1, f"- **The alternative entry rules** (forced entry, placement) do not change White's score"

@@ -117,27 +117,35 @@ class HandEntered(unittest.TestCase):
              ("hand-entered", "1"): {"E": (63, 1000), "H": (59, 1000)},
              ("hand-entered", "2"): {"E": (10, 1000), "H": (10, 1000)}}
 
+    def test_each_variant_asks_its_own_question_of_its_own_runs(self):
+        never = {**self.NEVER, ("no-human-values", "1"): {"E": (114, 1000), "H": (3, 1000)}}
+        line = rr.variant_line("no-human-values", 10000, never, {})
+        self.assertIn("Do human piece values in the targets shape how it gates?", line)
+        self.assertIn("seed 1: 11.4% against 55.7%", line)
+        self.assertNotIn("6.3%", line)
+        self.assertIsNone(rr.variant_line("no-human-values", 10000, self.NEVER, {}))
+
     def test_no_line_without_a_default_of_the_same_seed(self):
-        self.assertIsNone(rr.hand_entered_line(10000, {("hand-entered", "2"): self.NEVER[("hand-entered", "2")]}, {}))
+        self.assertIsNone(rr.variant_line("hand-entered", 10000, {("hand-entered", "2"): self.NEVER[("hand-entered", "2")]}, {}))
 
     def test_only_seeds_with_both_runs_and_the_duel_verdict_follows_its_interval(self):
         never = dict(self.NEVER)
         for (lo, hi), verdict in (((46, 186), "beat the default's"), ((-186, -46), "lost to the default's"),
                                   ((-30, 40), "could not be told from the default's")):
-            line = rr.hand_entered_line(10000, never, {("hand-entered", "1"): duel((lo + hi) / 2, lo, hi)})
+            line = rr.variant_line("hand-entered", 10000, never, {("hand-entered", "1"): duel((lo + hi) / 2, lo, hi)})
             self.assertIn("seed 1: 6.3% against 55.7%", line)
             self.assertNotIn("seed 2", line)
             self.assertIn(f"its network {verdict} head to head", line)
             self.assertIn(f"[{lo:+.0f}, {hi:+.0f}] Elo over 100 games", line)
 
     def test_a_seed_without_its_duel_gives_its_entries_alone(self):
-        line = rr.hand_entered_line(10000, self.NEVER, {})
+        line = rr.variant_line("hand-entered", 10000, self.NEVER, {})
         self.assertNotIn("head to head", line)
 
     def test_one_seed_says_so_and_two_do_not(self):
-        self.assertIn("one seed of the two", rr.hand_entered_line(10000, self.NEVER, {}))
+        self.assertIn("one seed of the two", rr.variant_line("hand-entered", 10000, self.NEVER, {}))
         never = {**self.NEVER, ("default", "2"): {"E": (89, 1000), "H": (2, 1000)}}
-        line = rr.hand_entered_line(10000, never, {})
+        line = rr.variant_line("hand-entered", 10000, never, {})
         self.assertIn("seed 2: 1.0% against 8.9%", line)
         self.assertNotIn("one seed", line)
 
