@@ -75,6 +75,17 @@ def score_elo(r):
     return f"{100 * r['score']:.1f}%, {r['elo']['elo']:+.0f} [{r['elo']['elo_lo']:+.0f}, {r['elo']['elo_hi']:+.0f}]"
 
 
+def match_result(f):
+    """A match's score and Elo (`score_elo`) from its JSON file `f`, with the distinct games of
+    its PGN beside it (`X.json`, `X.pgn.gz`) where that was kept."""
+    text = score_elo(read_json(f))
+    pgn = f[: -len(".json")] + ".pgn.gz"
+    if os.path.exists(pgn):
+        n, total = distinct_games(pgn)
+        text += f" ({n} of {total} distinct)"
+    return text
+
+
 def share_interval(k, n):
     """Wilson 95% interval of a share."""
     if n == 0:
@@ -320,8 +331,7 @@ def ladder_tables(add, d, runs):
             if f is None:
                 cells.append("not measured yet")
                 continue
-            n, total = distinct_games(f[: -len(".json")] + ".pgn.gz")
-            cells.append(f"{score_elo(read_json(f))} ({n} of {total} distinct)")
+            cells.append(match_result(f))
         add(f"| {v} | {s} | " + " | ".join(cells) + " |")
     add("")
     pairs = [(v, s) for v, s in have if v != "default" and have[(v, s)] and have.get(("default", s))]
@@ -545,7 +555,7 @@ def material_terms_at(add, study, first, several):
             cells = "not measured yet | | | |"
         g = "not measured yet"
         if os.path.exists(greedy):
-            g = score_elo(read_json(greedy))
+            g = match_result(greedy)
         add(f"| {v} | {s} | {cells} | {g} |")
     add("")
     ladder_tables(add, d, runs)
@@ -756,7 +766,7 @@ def entry_rules_learned(add):
     for (rule, s), r in sorted(runs.items(), key=lambda x: (x[0][1], ENTRY_RULES.index(x[0][0]))):
         vs = "not measured yet"
         if os.path.exists(r["match"]):
-            vs = score_elo(read_json(r["match"]))
+            vs = match_result(r["match"])
         (p, se), (dr, _), (e, _), (h, _) = r["white"], r["draws"], r["E never"], r["H never"]
         add(f"| {rule} | {s} | {r['reached']['minutes']:.0f} | {vs} | {r['games']:,} ({r['late']}) | "
             f"{r['all'][1]:,} of {r['all'][0]:,} | {100 * p:.1f}% [{100 * (p - Z * se):.1f}, {100 * (p + Z * se):.1f}] | "
