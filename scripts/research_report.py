@@ -562,14 +562,16 @@ def material_terms_at(add, study, first, several):
     add("When the pieces entered in each run's self-play, over its last third of generations (the first are")
     add("near-random play); shares of sides with their 95% intervals:")
     add("")
-    add("| variant | seed | games | E entered | H entered | E mean entry move | H mean entry move | sides with neither entered |")
-    add("|---|---|---|---|---|---|---|---|")
+    add("| variant | seed | games | of them distinct, all generations | E entered | H entered | E mean entry move"
+        " | H mean entry move | sides with neither entered |")
+    add("|---|---|---|---|---|---|---|---|---|")
     never = {}
     for v, s in runs:
         late, n, w = late_generations(rows("docs", "research", study, f"{v}-s{s}", "generations.csv"))
         sides = 2 * n
         never[(v, s)] = {p: (round((1 - w(f"{p} entered")) * sides), sides) for p in ("E", "H")}
-        add(f"| {v} | {s} | {n} (generations {late}) | "
+        every = rows("docs", "research", study, f"{v}-s{s}", "variants.csv")[0]
+        add(f"| {v} | {s} | {n} (generations {late}) | {int(every['distinct']):,} of {int(every['games']):,} | "
             f"{pct(share_interval(round(w('E entered') * sides), sides))} | "
             f"{pct(share_interval(round(w('H entered') * sides), sides))} | "
             f"{w('E mean move'):.1f} | {w('H mean move'):.1f} | {100 * w('neither'):.1f}% |")
