@@ -145,7 +145,7 @@ function refresh() {
 async function settled() {
   for (let seen; seen !== latest;) {
     seen = latest;
-    await seen;
+    await seen.catch(() => {}); // a position that failed to show has said so itself
   }
 }
 
