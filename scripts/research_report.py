@@ -321,9 +321,10 @@ def ladder_tables(add, d, runs):
     add("| variant | seed | " + " | ".join(LADDER_RUNGS.values()) + " |")
     add("|---|---|" + "---|" * len(LADDER_RUNGS))
     for (v, s), fs in have.items():
+        # A run whose network was not kept never meets the ladder: "Not answered yet" names it.
         if not fs:
-            why = "not measured yet" if os.path.exists(os.path.join(d, f"{v}-s{s}.safetensors")) else "network not kept"
-            add(f"| {v} | {s} | {why} |" + " |" * (len(LADDER_RUNGS) - 1))
+            if os.path.exists(os.path.join(d, f"{v}-s{s}.safetensors")):
+                add(f"| {v} | {s} | not measured yet |" + " |" * (len(LADDER_RUNGS) - 1))
             continue
         cells = []
         for r in LADDER_RUNGS:
