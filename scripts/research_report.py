@@ -305,13 +305,24 @@ LADDER_RUNGS = {"mcts-material": "mcts-material (200 nodes)", "fsf-d1": "Fairy-S
                 "fsf-d2": "depth 2", "fsf-d3": "depth 3"}
 
 
+def ladder_matches(d, v, s):
+    """{rung: its match file} of run `v`-s`s` in `d`, for the rungs it has met."""
+    files = {r: os.path.join(d, f"{v}-s{s}.ladder-{r}.json") for r in LADDER_RUNGS}
+    return {r: f for r, f in files.items() if os.path.exists(f)}
+
+
+def network_kept(d, v, s):
+    """Whether run `v`-s`s`'s network is kept in `d` (`scripts/step-study`): only then can it
+    meet the ladder."""
+    return os.path.exists(os.path.join(d, f"{v}-s{s}.safetensors"))
+
+
 def ladder_tables(add, d, runs):
     """Each run's kept network against `szero ladder`'s rungs (`<run>.ladder-<rung>.json`
     in `d`), then each variant minus the default of its seed, rung by rung, in points of
     score: the two matches are independent, so their variances add. Nothing when no run has
     met a rung yet."""
-    have = {(v, s): {r: os.path.join(d, f"{v}-s{s}.ladder-{r}.json") for r in LADDER_RUNGS} for v, s in runs}
-    have = {k: {r: f for r, f in fs.items() if os.path.exists(f)} for k, fs in have.items()}
+    have = {(v, s): ladder_matches(d, v, s) for v, s in runs}
     if not any(have.values()):
         return
     add("On the ladder: each network at 200 playouts (Gumbel root) against `szero ladder`'s fixed rungs above")
@@ -323,16 +334,10 @@ def ladder_tables(add, d, runs):
     for (v, s), fs in have.items():
         # A run whose network was not kept never meets the ladder: "Not answered yet" names it.
         if not fs:
-            if os.path.exists(os.path.join(d, f"{v}-s{s}.safetensors")):
+            if network_kept(d, v, s):
                 add(f"| {v} | {s} | not measured yet |" + " |" * (len(LADDER_RUNGS) - 1))
             continue
-        cells = []
-        for r in LADDER_RUNGS:
-            f = fs.get(r)
-            if f is None:
-                cells.append("not measured yet")
-                continue
-            cells.append(match_result(f))
+        cells = [match_result(fs[r]) if r in fs else "not measured yet" for r in LADDER_RUNGS]
         add(f"| {v} | {s} | " + " | ".join(cells) + " |")
     add("")
     pairs = [(v, s) for v, s in have if v != "default" and have[(v, s)] and have.get(("default", s))]
@@ -613,15 +618,13 @@ def material_terms_at(add, study, first, several):
     missing = [f"{v} (seed {s})" for s in seeds for v in MATERIAL_TERMS if (v, s) not in runs]
     if missing:
         budget += "; not run yet: " + ", ".join(missing)
-    unladdered = [(v, s) for v, s in runs if not any(os.path.exists(os.path.join(d, f"{v}-s{s}.ladder-{r}.json"))
-                                                     for r in LADDER_RUNGS)]
-    if unladdered:
-        lost = [f"{v} (seed {s})" for v, s in unladdered if not os.path.exists(os.path.join(d, f"{v}-s{s}.safetensors"))]
-        kept = [f"{v} (seed {s})" for v, s in unladdered if os.path.exists(os.path.join(d, f"{v}-s{s}.safetensors"))]
-        if kept:
-            budget += "; not on the ladder yet: " + ", ".join(kept)
-        if lost:
-            budget += "; never on the ladder, their networks not kept: " + ", ".join(lost)
+    unladdered = [(v, s) for v, s in runs if not ladder_matches(d, v, s)]
+    kept = [f"{v} (seed {s})" for v, s in unladdered if network_kept(d, v, s)]
+    lost = [f"{v} (seed {s})" for v, s in unladdered if not network_kept(d, v, s)]
+    if kept:
+        budget += "; not on the ladder yet: " + ", ".join(kept)
+    if lost:
+        budget += "; never on the ladder, their networks not kept: " + ", ".join(lost)
     if len(seeds) < 2:
         budget += f"; one seed ({seeds[0]}) of the two the issue asks for"
     return meta["steps"], budget, never, duels
