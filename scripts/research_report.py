@@ -443,6 +443,26 @@ def late_generations(gens):
     return f"{first}-{last}", n, lambda key: sum(float(g[key]) * int(g["games"]) for g in late) / n
 
 
+def late_shares(gens):
+    """A run's self-play over the last third of its generations (`late_generations`) as the
+    shares the tables compare, each (share, its standard error): White's score, draws and the
+    sides that never entered each piece (two sides a game), with the games, the generations
+    and the mean entry moves."""
+    late, n, mean = late_generations(gens)
+    draws = mean("draw share")
+    wins = round(n * (mean("white score") - draws / 2))
+    ties = round(n * draws)
+    return {
+        "late": late,
+        "games": n,
+        "white": score_se(wins, ties, n - wins - ties),
+        "draws": (draws, share_se(draws, n)),
+        "E never": (1 - mean("E entered"), share_se(1 - mean("E entered"), 2 * n)),
+        "H never": (1 - mean("H entered"), share_se(1 - mean("H entered"), 2 * n)),
+        "moves": (mean("E mean move"), mean("H mean move")),
+    }
+
+
 # A 2-hour run's budget: the learning curve's 2-hour runs trained 9,412 and 13,077 steps.
 TWO_HOURS = 10000
 MATERIAL_TERMS = {
@@ -637,6 +657,102 @@ T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8
 RULE_KEYS = ("white", "draws", "E never", "H never")
 
 
+REPLAYS_DIR = ("docs", "research", "replays")
+
+
+def terminations(text):
+    """A gating report's `terminations` cell ("checkmate 10385, repetition 6833") as counts."""
+    return {k: int(n) for k, n in (t.rsplit(" ", 1) for t in text.split(", ") if t)}
+
+
+def replay_rows():
+    """[(study, run, row)] for each run whose self-play was also reported over distinct games
+    only (`scripts/replays`, `docs/research/replays/STUDY/RUN/`), beside its full report
+    (`docs/research/STUDY/RUN/`): the replays (the full report's games less the distinct
+    ones), how they ended and how long they were, and the last third's draws and never-entered
+    shares over all games and over distinct games alone."""
+    top = path(*REPLAYS_DIR)
+    out = []
+    studies = sorted(n for n in os.listdir(top) if os.path.isdir(os.path.join(top, n))) if os.path.isdir(top) else []
+    for study in studies:
+        for run in sorted(os.listdir(os.path.join(top, study))):
+            full = path("docs", "research", study, run)
+            if not os.path.isfile(os.path.join(full, "variants.csv")):
+                continue
+            a, d = rows(full, "variants.csv")[0], rows(*REPLAYS_DIR, study, run, "variants.csv")[0]
+            n, kept = int(a["games"]), int(d["games"])
+            ends = terminations(a["terminations"])
+            for k, m in terminations(d["terminations"]).items():
+                ends[k] -= m
+            shares = {"all": late_shares(rows(full, "generations.csv")),
+                      "distinct": late_shares(rows(*REPLAYS_DIR, study, run, "generations.csv"))}
+            replays = n - kept
+            # The reports give mean plies to two decimals: the replays' mean from them is
+            # good to a ply only where replays are at least one game in a hundred.
+            plies = ((n * float(a["mean plies"]) - kept * float(d["mean plies"])) / replays
+                     if replays * 100 >= n else None)
+            out.append((study, run, {"games": n, "replays": replays, "ends": {k: v for k, v in ends.items() if v > 0},
+                                     "plies": plies, "late": shares}))
+    return out
+
+
+def replays_table(add):
+    """Do replayed games sway the self-play tables? Each run with a distinct-games report: its
+    replays and the last third's shares over all games and over distinct games alone.
+    Returns the largest shift in percentage points as (points, what, study/run), or None."""
+    made = replay_rows()
+    if not made:
+        return None
+    add("### Replays in self-play")
+    add("")
+    add("A run's self-play replays a game when it finds the same line again. Each game samples its opening moves")
+    add("afresh (Gumbel noise at the root for its first plies, `temperature_plies`), so a replay is an independent")
+    add("sample of what the network plays, and the tables above count it. Over distinct games alone (`szero gating-report")
+    add("--distinct`: each move sequence once, its first game kept) the same shares, over the same last third")
+    add("(`scripts/replays`, `docs/research/replays/`; runs whose self-play is no longer on the machine are not")
+    add("here):")
+    add("")
+    add("| study | run | games | replays | how the replays ended | replays' mean plies "
+        "| draws: all / distinct | E never: all / distinct | H never: all / distinct |")
+    add("|---|---|---|---|---|---|---|---|---|")
+    largest = None
+    for study, run, r in made:
+        ends = ", ".join(f"{k} {v:,}" for k, v in sorted(r["ends"].items(), key=lambda kv: -kv[1])) or "-"
+        cells = []
+        for key in ("draws", "E never", "H never"):
+            a, d = r["late"]["all"][key][0], r["late"]["distinct"][key][0]
+            cells.append(f"{100 * a:.1f}% / {100 * d:.1f}%")
+            shift = 100 * (d - a)
+            if largest is None or abs(shift) > abs(largest[0]):
+                largest = (shift, key, f"{study}/{run}")
+        plies = "-" if r["plies"] is None else f"{r['plies']:.0f}"
+        add(f"| {study} | {run} | {r['games']:,} | {r['replays']:,} | {ends} | {plies} | " + " | ".join(cells) + " |")
+    add("")
+    many = [(s, run, r) for s, run, r in made if r["replays"] * 50 > r["games"]]
+    if many:
+        reps = sum(r["replays"] for _, _, r in many)
+        rep_draws = sum(r["ends"].get("repetition", 0) for _, _, r in many)
+        add(f"Where replays are more than one game in fifty ({', '.join(f'{s}/{run}' for s, run, _ in many)}), "
+            f"{rep_draws:,} of their {reps:,}")
+        add("replays are draws by repetition: the network found a short line that repeats, and sampled it again")
+        add("across generations.")
+    add(f"Counting each distinct game once moves a share by at most {abs(largest[0]):.1f} points ({largest[1]},"
+        f" {largest[2]}).")
+    add("")
+    # The entry rules' differences again, where both runs of a seed are here.
+    distinct = {}
+    for study, run, r in made:
+        m = re.fullmatch(r"(.+)-s(\d+)", run)
+        if study == ENTRY_RULES_DIR[-1] and m and m[1] in ENTRY_RULES:
+            distinct[(m[1], int(m[2]))] = r["late"]["distinct"]
+    diffs = rule_differences(distinct, sorted({s for _, s in distinct}))
+    if diffs:
+        add("The entry rules' differences from the standard rule (above) over distinct games alone, where both runs")
+        add("of a seed are here (percentage points, 95% interval from the two runs' distinct games):")
+        rule_differences_table(add, diffs)
+    return largest
+
+
 def rule_differences(runs, seeds):
     """Each alternative rule minus the standard one, seed by seed, and their mean once two
     seeds have both: {rule: [(seed, {key: (difference, half-width of its 95% interval)})]},
@@ -670,6 +786,17 @@ def rule_differences(runs, seeds):
             rows_of.append((f"mean of {n}", row))
         out[v] = rows_of
     return out
+
+
+def rule_differences_table(add, diffs):
+    """`rule_differences`' rows as a table, a blank line before and after."""
+    add("")
+    add("| rule | seed | white score | draws | E never entered | H never entered |")
+    add("|---|---|---|---|---|---|")
+    for v, rows_of in diffs.items():
+        for seed, row in rows_of:
+            add(f"| {v} | {seed} | " + " | ".join(points(*row[k]) for k in RULE_KEYS) + " |")
+    add("")
 
 
 def sign(d, half):
@@ -737,22 +864,11 @@ def entry_rules_learned(add):
     d, (meta, made) = path(*ENTRY_RULES_DIR), study
     runs = {}
     for (rule, seed), name in made.items():
-        late, n, mean = late_generations(rows(*ENTRY_RULES_DIR, name, "generations.csv"))
-        draws = mean("draw share")
-        wins = round(n * (mean("white score") - draws / 2))
-        ties = round(n * draws)
-        share = lambda p, m: (p, share_se(p, m))
         vd = rows(*ENTRY_RULES_DIR, name, "variants.csv")[0]
         runs[(rule, seed)] = {
+            **late_shares(rows(*ENTRY_RULES_DIR, name, "generations.csv")),
             "reached": read_json(os.path.join(d, f"{name}.json")),
-            "late": late,
-            "games": n,
             "all": (int(vd["games"]), int(vd["distinct"])),
-            "white": score_se(wins, ties, n - wins - ties),
-            "draws": share(draws, n),
-            "E never": share(1 - mean("E entered"), 2 * n),
-            "H never": share(1 - mean("H entered"), 2 * n),
-            "moves": (mean("E mean move"), mean("H mean move")),
             "match": os.path.join(d, f"{name}.mcts-material.json"),
         }
     if not runs:
@@ -783,13 +899,7 @@ def entry_rules_learned(add):
         add("Each alternative rule minus the standard one of the same seed (percentage points, 95% interval from")
         add("the two runs' games), and the mean over the seeds measured: its interval is the wider of the games'")
         add("and the seeds' spread (Student's t over the seeds), for a seed changes what a run learns:")
-        add("")
-        add("| rule | seed | white score | draws | E never entered | H never entered |")
-        add("|---|---|---|---|---|---|")
-        for v, rows_of in diffs.items():
-            for seed, row in rows_of:
-                add(f"| {v} | {seed} | " + " | ".join(points(*row[k]) for k in RULE_KEYS) + " |")
-        add("")
+        rule_differences_table(add, diffs)
     missing = [f"{v} (seed {s})" for s in seeds for v in ENTRY_RULES if (v, s) not in runs]
     absent = [str(s) for s in range(1, ENTRY_RULES_SEEDS + 1) if s not in seeds]
     if absent:
@@ -1124,7 +1234,8 @@ def main():
     made = sorted(learning[1].values()) if learning else []
     if made:
         add(f"  And szero learning each rule from zero (`scripts/entry-rules`, `docs/research/entry-rules/`): {len(made)} of")
-        add(f"  the {3 * len(ENTRY_RULES)} runs made so far ({', '.join(made)}), their self-play games counted for duplicates.")
+        add(f"  the {3 * len(ENTRY_RULES)} runs made so far ({', '.join(made)}), their self-play games counted for duplicates"
+            " and, where the games are still here, their shares checked over distinct games alone (below: replays in self-play).")
     add("")
     summary_at = len(md)
     add("## When do the hand pieces come in?")
@@ -1262,6 +1373,7 @@ def main():
         entry_rules_tables(add, "variant-strong")
     learned = entry_rules_learned(add)
     terms = material_terms(add)
+    replays_table(add)
     summary = in_short(entry, depth, fsf_costs, szero_costs, where)
     # The largest budget whose runs answer it.
     if len(habit) > 1:

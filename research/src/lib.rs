@@ -48,6 +48,9 @@ pub struct Options {
     /// its games are read, and every per-side table counts its sides alone, so two reports
     /// over the same match set its two players side by side. `None`: every side.
     pub player: Option<String>,
+    /// Count each distinct game once: a game that replays an earlier one's moves
+    /// ([`stats::keep_distinct`]) is left out, and the report says how many were.
+    pub distinct: bool,
 }
 
 impl Default for Options {
@@ -63,6 +66,7 @@ impl Default for Options {
             title: "Gating report".into(),
             facts: Vec::new(),
             player: None,
+            distinct: false,
         }
     }
 }
@@ -154,6 +158,7 @@ pub fn gating_report(opts: &Options, probe: Option<Probe>) -> Result<Outcome, Re
         Some(player) => Some(follow(&mut loaded.games, player)?),
         None => None,
     };
+    let replays = opts.distinct.then(|| stats::keep_distinct(&mut loaded.games));
     timings.load = t.elapsed();
 
     let t = Instant::now();
@@ -181,6 +186,13 @@ pub fn gating_report(opts: &Options, probe: Option<Probe>) -> Result<Outcome, Re
         ("Files read".to_string(), format!("{} ({} games skipped)", loaded.files, loaded.skipped_games)),
     ]);
     meta.extend(followed);
+    meta.extend(replays.map(|n| {
+        let kept = loaded.games.len();
+        (
+            "Distinct games only".to_string(),
+            format!("{kept} games kept, {n} replays of an earlier game's moves left out"),
+        )
+    }));
     let mut report = analysis::build(analysis::Input {
         title: opts.title.clone(),
         games: &loaded.games,

@@ -690,6 +690,19 @@ pub fn distinct_games<'a>(games: impl IntoIterator<Item = &'a GameSummary>) -> u
     games.into_iter().map(|g| g.sequence).collect::<std::collections::HashSet<_>>().len()
 }
 
+/// Keeps the first game of each move sequence and drops its replays (the same rules, start
+/// position and moves, and the same sides studied); how many it dropped. Statistics over
+/// what is left count every distinct game once, however often it was played: the check on
+/// whether replays sway a table, where they are independent samples (self-play that finds
+/// one line again) and the only way where they are not (one deterministic engine on both
+/// colours of an opening).
+pub fn keep_distinct(games: &mut Vec<GameSummary>) -> usize {
+    let before = games.len();
+    let mut seen = std::collections::HashSet::new();
+    games.retain(|g| seen.insert((g.variant, g.sequence, g.studied)));
+    before - games.len()
+}
+
 pub fn by_variant(games: &[GameSummary]) -> Vec<VariantRow> {
     let mut out: Vec<VariantRow> = Vec::new();
     for g in games {
@@ -761,6 +774,25 @@ mod tests {
         let other_start = Position::from_fen(&start.fen().replace(" w ", " b ")).unwrap();
         let moved = summarize(&other_start, &[], Some(0), None).unwrap();
         assert_eq!(distinct_games([&game(&[], 0), &moved]), 2);
+    }
+
+    #[test]
+    fn keeping_distinct_games_drops_replays_alone() {
+        let start = Position::startpos();
+        let game = |moves: &[&str], result| summarize(&start, moves, Some(result), None).unwrap();
+        let first = game(&["e2e4", "e7e5", "g1f3h"], 1);
+        let mut games =
+            vec![first.clone(), game(&["e2e4", "e7e5"], 0), game(&["e2e4", "e7e5", "g1f3h"], -1), first.clone()];
+        // The same moves followed from the other side are another player's game.
+        let mut black = first.clone();
+        black.players = [Some("a".into()), Some("b".into())];
+        assert!(black.follow("b"));
+        games.push(black);
+        assert_eq!(keep_distinct(&mut games), 2);
+        assert_eq!(games.len(), 3);
+        assert_eq!(games[0].result, Some(1), "the first of a sequence is the one kept");
+        assert_eq!(games[2].studied, Sides::Black);
+        assert_eq!(keep_distinct(&mut games), 0);
     }
 
     #[test]

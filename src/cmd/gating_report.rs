@@ -56,6 +56,11 @@ pub struct GatingReportArgs {
     /// two reports over one match set its players side by side.
     #[arg(long)]
     player: Option<String>,
+    /// Count each distinct game once: a game whose moves replay an earlier one's (same
+    /// rules, start and moves) is left out, and the report says how many were. Self-play
+    /// replays are independent samples, so this is the check that they do not sway a table.
+    #[arg(long)]
+    distinct: bool,
 }
 
 pub fn run(args: GatingReportArgs) -> Result<ExitCode> {
@@ -87,6 +92,7 @@ pub fn run(args: GatingReportArgs) -> Result<ExitCode> {
         title: args.title,
         facts: Vec::new(),
         player: args.player,
+        distinct: args.distinct,
     };
     let network = match &args.model {
         Some(path) => {

@@ -328,5 +328,56 @@ class Ladder(unittest.TestCase):
         lo, hi = interval(cell)
         self.assertAlmostEqual(hi - lo, 2 * 100 * rr.Z * 0.5 / math.sqrt(10), places=0)
 
+
+class Replays(unittest.TestCase):
+    GENS = "generation,games,mean plies,white score,draw share,E entered,H entered,E mean move,H mean move\n"
+
+    def report(self, d, games, plies, ends, late):
+        """A gating report's two tables: `late` = (games, draw share, E entered, H entered) of
+        generation 3, the only one of the last third (generations 0 to 3)."""
+        os.makedirs(d)
+        write(os.path.join(d, "variants.csv"), "variant,games,distinct,mean plies,terminations\n"
+              f'seirawan-placement,{games},0,{plies},"{ends}"\n')
+        n, draws, e, h = late
+        write(os.path.join(d, "generations.csv"), self.GENS + f"0,10,50,0.5,0,1,1,3,3\n3,{n},40,0.5,{draws},{e},{h},9,9\n")
+
+    def test_replays_are_the_full_report_less_the_distinct_one_and_their_shares_shift(self):
+        with tempfile.TemporaryDirectory() as root:
+            full = os.path.join(root, *rr.ENTRY_RULES_DIR, "seirawan-placement-s1")
+            self.report(full, 1000, "101.00", "checkmate 600, repetition 400", (100, 0.5, 0.9, 0.6))
+            self.report(os.path.join(root, *rr.REPLAYS_DIR, "entry-rules", "seirawan-placement-s1"), 900, "110.00",
+                        "checkmate 590, repetition 310", (60, 0.3, 0.85, 0.7))
+            # A distinct report whose full report is not here is left out.
+            self.report(os.path.join(root, *rr.REPLAYS_DIR, "entry-rules", "seirawan-s1"), 10, "1.00", "", (1, 0, 1, 1))
+            old, rr.ROOT = rr.ROOT, root
+            md = []
+            try:
+                largest = rr.replays_table(md.append)
+            finally:
+                rr.ROOT = old
+        text = "\n".join(md)
+        row = [ln for ln in md if ln.startswith("| entry-rules |")]
+        self.assertEqual(len(row), 1, text)
+        # 100 replays: 90 repetitions and 10 mates, (101,000 - 99,000) / 100 = 20 plies.
+        self.assertIn("| 1,000 | 100 | repetition 90, checkmate 10 | 20 | 50.0% / 30.0% | 10.0% / 15.0% | 40.0% / 30.0% |",
+                      row[0])
+        self.assertIn("90 of their 100", text)
+        self.assertEqual((round(largest[0], 6), largest[1]), (-20.0, "draws"))
+
+    def test_nothing_without_distinct_reports(self):
+        with tempfile.TemporaryDirectory() as root:
+            old, rr.ROOT = rr.ROOT, root
+            md = []
+            try:
+                self.assertIsNone(rr.replays_table(md.append))
+            finally:
+                rr.ROOT = old
+        self.assertEqual(md, [])
+
+    def test_terminations_read_as_counts(self):
+        self.assertEqual(rr.terminations("checkmate 10385, max-length 1055"), {"checkmate": 10385, "max-length": 1055})
+        self.assertEqual(rr.terminations(""), {})
+
+
 if __name__ == "__main__":
     unittest.main()
