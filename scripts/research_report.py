@@ -301,8 +301,8 @@ def pair_score_se(pentanomial):
 
 
 # `szero ladder`'s rungs above material greed, as `scripts/step-study` names their matches.
-LADDER_RUNGS = {"mcts-material": "mcts-material (200 nodes)", "fsf-d1": "Fairy-Stockfish depth 1",
-                "fsf-d2": "depth 2", "fsf-d3": "depth 3"}
+LADDER_RUNGS = {"mcts-material": "mcts-material (200 nodes)", "ab-d1": "ab-material depth 1", "ab-d2": "depth 2",
+                "ab-d3": "depth 3", "fsf-d1": "Fairy-Stockfish depth 1"}
 
 
 def ladder_matches(d, v, s):
@@ -325,9 +325,10 @@ def ladder_tables(add, d, runs):
     have = {(v, s): ladder_matches(d, v, s) for v, s in runs}
     if not any(have.values()):
         return
-    add("On the ladder: each network at 200 playouts (Gumbel root) against `szero ladder`'s fixed rungs above")
-    add("material greed, its score, Elo [95%] and distinct games of each match (`scripts/step-study` plays")
-    add("them wherever the run's network was kept):")
+    add("On the ladder: each network at 200 playouts (Gumbel root) against fixed players above material greed,")
+    add("weakest first: `mcts-material`, szero's material-only alpha-beta with quiescence (`ab-material`, the")
+    add("control of its play mode) at depths 1 to 3, and Fairy-Stockfish depth 1; its score, Elo [95%] and")
+    add("distinct games of each match (`scripts/step-study` plays them wherever the run's network was kept):")
     add("")
     add("| variant | seed | " + " | ".join(LADDER_RUNGS.values()) + " |")
     add("|---|---|" + "---|" * len(LADDER_RUNGS))

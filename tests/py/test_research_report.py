@@ -316,14 +316,17 @@ class Ladder(unittest.TestCase):
             rr.ladder_tables(md.append, d, [("default", "3"), ("hand-entered", "3"), ("no-human-values", "3"),
                                             ("default", "1")])
         text = "\n".join(md)
-        self.assertIn("| default | 3 | not measured yet | 50.0%", text)
+        # Fairy-Stockfish depth 1 is the last, strongest rung.
+        self.assertEqual(list(rr.LADDER_RUNGS)[-1], "fsf-d1")
+        self.assertIn("| default | 3 | not measured yet | ", text)
+        self.assertIn(" | 50.0%, +0 [-1, +1] (10 of 20 distinct) |", text)
         self.assertIn("(10 of 20 distinct)", text)
         self.assertIn("| hand-entered | 3 | not measured yet |", text)
         self.assertNotIn("| default | 1 |", text)
         diff = [ln for ln in md if ln.startswith("| no-human-values | 3 | - |")]
         self.assertEqual(len(diff), 1, text)
         # 0% minus 50%, the default's ten pairs split 5-5: half-width 1.96 * 0.5 / sqrt(10).
-        cell = diff[0].split(" | ")[3]
+        cell = diff[0].split(" | ")[-1].rstrip(" |")
         self.assertTrue(cell.startswith("-50.0 "), cell)
         lo, hi = interval(cell)
         self.assertAlmostEqual(hi - lo, 2 * 100 * rr.Z * 0.5 / math.sqrt(10), places=0)
