@@ -129,6 +129,33 @@ fn following_one_player_sets_two_players_side_by_side() {
 }
 
 #[test]
+fn distinct_games_only_leaves_replays_out_and_says_how_many() {
+    // Three plays of one line (the Elephant never enters) and one other game: all games give
+    // three of four sides-in-hand of the Elephant never entered, distinct games one of two.
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("selfplay.pgn");
+    let game =
+        |result: &str, moves: &str| format!("[Variant \"Seirawan\"]\n[Result \"{result}\"]\n\n{moves} {result}\n\n");
+    let line = game("1/2-1/2", "1. Nf3/H Nf6/H 2. Nc3 Nc6 3. Nb1 Nb8 4. Nc3 Nc6");
+    let text = line.repeat(3) + &game("1-0", "1. Nf3/E Nf6/E 2. Nc3/H Nc6/H");
+    std::fs::write(&pgn, text).unwrap();
+    let report = |distinct: bool| {
+        let out = dir.path().join(format!("out-{distinct}"));
+        let opts = Options { pgn: vec![pgn.clone()], out: out.clone(), distinct, ..Options::default() };
+        assert_eq!(gating_report(&opts, None).unwrap().games, if distinct { 2 } else { 4 });
+        (read(&out, "variants.csv"), read(&out, "never_by_game.csv"), read(&out, "report.html"))
+    };
+    let (variants, never, html) = report(false);
+    assert!(variants.contains("\nseirawan,4,2,"), "{variants}");
+    assert!(never.contains("\nE,4,3,0.7500,3,0.7500\n"), "{never}");
+    assert!(!html.contains("Distinct games only"));
+    let (variants, never, html) = report(true);
+    assert!(variants.contains("\nseirawan,2,2,"), "{variants}");
+    assert!(never.contains("\nE,2,1,0.5000,1,0.5000\n"), "{never}");
+    assert!(html.contains("2 games kept, 2 replays of an earlier game"), "{html}");
+}
+
+#[test]
 fn bad_input_is_an_error_naming_it() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
