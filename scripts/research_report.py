@@ -154,10 +154,16 @@ def entry_rules_runs():
         return None
     runs = {}
     for f in os.listdir(d):
-        m = re.fullmatch(r"([a-z-]+)-s(\d+)\.json", f)
-        if m and m[1] in ENTRY_RULES and os.path.isfile(os.path.join(d, f[:-5], "generations.csv")):
-            runs[(m[1], int(m[2]))] = f[:-5]
+        run = entry_rule_run(f[:-5]) if f.endswith(".json") else None
+        if run and os.path.isfile(os.path.join(d, f[:-5], "generations.csv")):
+            runs[run] = f[:-5]
     return read_json(os.path.join(d, "study.json")), runs
+
+
+def entry_rule_run(name):
+    """(rule, seed) of an entry-rules run named `<rule>-s<seed>`; None for any other name."""
+    m = re.fullmatch(r"([a-z-]+)-s(\d+)", name)
+    return (m[1], int(m[2])) if m and m[1] in ENTRY_RULES else None
 
 
 def seed_differences(counts):
@@ -300,7 +306,7 @@ def pair_score_se(pentanomial):
     return mu, math.sqrt(var / n)
 
 
-# `szero ladder`'s rungs above material greed, as `scripts/step-study` names their matches.
+# The ladder's rungs above material greed, weakest first, as `scripts/step-study` names their matches.
 LADDER_RUNGS = {"mcts-material": "mcts-material (200 nodes)", "ab-d1": "ab-material depth 1", "ab-d2": "depth 2",
                 "ab-d3": "depth 3", "fsf-d1": "Fairy-Stockfish depth 1"}
 
@@ -699,11 +705,11 @@ def replay_rows():
 
 def replays_table(add):
     """Do replayed games sway the self-play tables? Each run with a distinct-games report: its
-    replays and the last third's shares over all games and over distinct games alone.
-    Returns the largest shift in percentage points as (points, what, study/run), or None."""
+    replays, the last third's shares over all games and over distinct games alone, and the
+    largest shift between the two."""
     made = replay_rows()
     if not made:
-        return None
+        return
     add("### Replays in self-play")
     add("")
     add("A run's self-play replays a game when it finds the same line again. Each game samples its opening moves")
@@ -743,15 +749,14 @@ def replays_table(add):
     # The entry rules' differences again, where both runs of a seed are here.
     distinct = {}
     for study, run, r in made:
-        m = re.fullmatch(r"(.+)-s(\d+)", run)
-        if study == ENTRY_RULES_DIR[-1] and m and m[1] in ENTRY_RULES:
-            distinct[(m[1], int(m[2]))] = r["late"]["distinct"]
+        key = entry_rule_run(run) if study == ENTRY_RULES_DIR[-1] else None
+        if key:
+            distinct[key] = r["late"]["distinct"]
     diffs = rule_differences(distinct, sorted({s for _, s in distinct}))
     if diffs:
         add("The entry rules' differences from the standard rule (above) over distinct games alone, where both runs")
         add("of a seed are here (percentage points, 95% interval from the two runs' distinct games):")
         rule_differences_table(add, diffs)
-    return largest
 
 
 def rule_differences(runs, seeds):

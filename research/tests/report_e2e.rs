@@ -130,8 +130,9 @@ fn following_one_player_sets_two_players_side_by_side() {
 
 #[test]
 fn distinct_games_only_leaves_replays_out_and_says_how_many() {
-    // Three plays of one line (the Elephant never enters) and one other game: all games give
-    // three of four sides-in-hand of the Elephant never entered, distinct games one of two.
+    // Three plays of one line (the Elephant never enters) and one other game: over all games
+    // three of four games leave the Elephant in hand on both sides, over distinct games one
+    // of two.
     let dir = tempfile::tempdir().unwrap();
     let pgn = dir.path().join("selfplay.pgn");
     let game =
