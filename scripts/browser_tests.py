@@ -112,9 +112,10 @@ class Page:
         return self.page.locator("#picker-options button").evaluate_all("bs => bs.map(b => b.dataset.uci)")
 
     def settle(self):
-        """Waits until no position request is on its way (a change of the engine's side
-        sends one)."""
-        self.page.wait_for_function("() => window.szero.pending === 0")
+        """Waits until a position has landed and no other is on its way (a change of the
+        engine's side sends one). A click before then meets a board without the server's
+        legal moves, or one a landing position redraws between its two clicks."""
+        self.page.wait_for_function("() => window.szero.state.view && window.szero.pending === 0")
 
     def new_game_from_fen(self, fen):
         self.page.select_option("#engine-side", "none")
@@ -145,6 +146,7 @@ def main():
             # szero (the shipped network, alpha-beta) answers as Black in 300 ms a move.
             page.fill("#limit", "300")
             page.select_option("#engine-side", "black")
+            ui.settle()
 
             def gate_against_the_engine():
                 ui.click_move("b1", "c3")

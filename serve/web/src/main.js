@@ -50,7 +50,9 @@ const board = Chessground($('board'), {
   orientation: 'white',
   coordinates: true,
   autoCastle: false,
-  movable: { free: false, color: 'white', showDests: true, events: { after: onBoardMove } },
+  // No side may move until the server's legal moves have landed (showPosition sets them):
+  // a piece picked up before then could go nowhere.
+  movable: { free: false, color: undefined, showDests: true, events: { after: onBoardMove } },
   premovable: { enabled: false },
   drawable: { enabled: true },
   dimensions: { width: 8, height: 8 },
