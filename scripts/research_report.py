@@ -323,6 +323,13 @@ def network_kept(d, v, s):
     return os.path.exists(os.path.join(d, f"{v}-s{s}.safetensors"))
 
 
+def relearned_seeds(d, runs):
+    """The seeds whose default in `d` was learned again (`scripts/step-study` leaves
+    `default-s<seed>.relearned`): its matches are then a second run's, while its self-play
+    report is the first run's."""
+    return [s for v, s in runs if v == "default" and os.path.exists(os.path.join(d, f"default-s{s}.relearned"))]
+
+
 def ladder_tables(add, d, runs):
     """Each run's kept network against `szero ladder`'s rungs (`<run>.ladder-<rung>.json`
     in `d`), then each variant minus the default of its seed, rung by rung, in points of
@@ -591,6 +598,14 @@ def material_terms_at(add, study, first, several):
             g = match_result(greedy)
         add(f"| {v} | {s} | {cells} | {g} |")
     add("")
+    again = relearned_seeds(d, runs)
+    if again:
+        seeds = " and ".join(again)
+        marks = ", ".join(f"`default-s{s}.relearned`" for s in again)
+        add(f"The default of seed {seeds} meets the other networks (head to head, on the ladder) as a second run")
+        add("of its configuration and seed, learned again because the first run's network was not kept; its")
+        add(f"self-play rows below are the first run's ({marks}).")
+        add("")
     ladder_tables(add, d, runs)
     add("When the pieces entered in each run's self-play, over its last third of generations (the first are")
     add("near-random play); shares of sides with their 95% intervals:")

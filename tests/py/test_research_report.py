@@ -329,6 +329,14 @@ class Ladder(unittest.TestCase):
         lo, hi = interval(cell)
         self.assertAlmostEqual(hi - lo, 2 * 100 * rr.Z * 0.5 / math.sqrt(10), places=0)
 
+    def test_only_a_default_with_its_marker_was_learned_again(self):
+        with tempfile.TemporaryDirectory() as d:
+            for name in ("default-s1.relearned", "hand-entered-s2.relearned"):
+                write(os.path.join(d, name), "learned again")
+            runs = [("default", "1"), ("hand-entered", "1"), ("default", "2"), ("hand-entered", "2")]
+            self.assertEqual(rr.relearned_seeds(d, runs), ["1"])
+            self.assertEqual(rr.relearned_seeds(d, runs[1:]), [])
+
 
 class Replays(unittest.TestCase):
     GENS = "generation,games,mean plies,white score,draw share,E entered,H entered,E mean move,H mean move\n"
