@@ -323,11 +323,23 @@ def network_kept(d, v, s):
     return os.path.exists(os.path.join(d, f"{v}-s{s}.safetensors"))
 
 
+# What each output `default-s<seed>.relearned` may list is, in the report's words.
+FIRST_RUN_OUTPUTS = {"/": "self-play rows", ".greedy.json": "match against greed", ".piece-values.json": "piece values"}
+
+
 def relearned_seeds(d, runs):
-    """The seeds whose default in `d` was learned again (`scripts/step-study` leaves
-    `default-s<seed>.relearned`): its matches are then a second run's, while its self-play
-    report is the first run's."""
-    return [s for v, s in runs if v == "default" and os.path.exists(os.path.join(d, f"default-s{s}.relearned"))]
+    """{seed: [what of it is the first run's]} for each default in `d` learned again
+    (`scripts/step-study` leaves `default-s<seed>.relearned`, listing the outputs an earlier
+    run of the same config and seed had made): its other matches are the second run's."""
+    again = {}
+    for v, s in runs:
+        marker = os.path.join(d, f"default-s{s}.relearned")
+        if v != "default" or not os.path.exists(marker):
+            continue
+        with open(marker) as f:
+            listed = [ln.strip()[len(f"default-s{s}"):] for ln in f.readlines()[1:] if ln.strip()]
+        again[s] = [FIRST_RUN_OUTPUTS[o] for o in FIRST_RUN_OUTPUTS if o in listed]
+    return again
 
 
 def ladder_tables(add, d, runs):
@@ -598,13 +610,11 @@ def material_terms_at(add, study, first, several):
             g = match_result(greedy)
         add(f"| {v} | {s} | {cells} | {g} |")
     add("")
-    again = relearned_seeds(d, runs)
-    if again:
-        seeds = " and ".join(again)
-        marks = ", ".join(f"`default-s{s}.relearned`" for s in again)
-        add(f"The default of seed {seeds} meets the other networks (head to head, on the ladder) as a second run")
-        add("of its configuration and seed, learned again because the first run's network was not kept; its")
-        add(f"self-play rows below are the first run's ({marks}).")
+    for s, first in relearned_seeds(d, runs).items():
+        listed = ", ".join(first[:-1]) + " and " + first[-1] if len(first) > 1 else "".join(first)
+        mine = f"; its {listed} {'are' if len(first) > 1 or first[0].endswith('s') else 'is'} the first run's" if first else ""
+        add(f"The default of seed {s} meets the other networks as a second run of its configuration and seed, learned")
+        add(f"again because the first run's network was not kept{mine} (`default-s{s}.relearned`).")
         add("")
     ladder_tables(add, d, runs)
     add("When the pieces entered in each run's self-play, over its last third of generations (the first are")

@@ -329,13 +329,14 @@ class Ladder(unittest.TestCase):
         lo, hi = interval(cell)
         self.assertAlmostEqual(hi - lo, 2 * 100 * rr.Z * 0.5 / math.sqrt(10), places=0)
 
-    def test_only_a_default_with_its_marker_was_learned_again(self):
+    def test_only_a_default_with_its_marker_was_learned_again_and_it_names_the_first_run_s_outputs(self):
         with tempfile.TemporaryDirectory() as d:
-            for name in ("default-s1.relearned", "hand-entered-s2.relearned"):
-                write(os.path.join(d, name), "learned again")
-            runs = [("default", "1"), ("hand-entered", "1"), ("default", "2"), ("hand-entered", "2")]
-            self.assertEqual(rr.relearned_seeds(d, runs), ["1"])
-            self.assertEqual(rr.relearned_seeds(d, runs[1:]), [])
+            write(os.path.join(d, "default-s1.relearned"), "learned again: first run's\ndefault-s1/\ndefault-s1.greedy.json\n")
+            write(os.path.join(d, "default-s3.relearned"), "learned again: first run's\n")
+            write(os.path.join(d, "hand-entered-s2.relearned"), "learned again\nhand-entered-s2/\n")
+            runs = [("default", "1"), ("hand-entered", "1"), ("default", "2"), ("hand-entered", "2"), ("default", "3")]
+            self.assertEqual(rr.relearned_seeds(d, runs), {"1": ["self-play rows", "match against greed"], "3": []})
+            self.assertEqual(rr.relearned_seeds(d, runs[1:4]), {})
 
 
 class Replays(unittest.TestCase):
