@@ -611,8 +611,8 @@ def material_terms_at(add, study, first, several):
         add(f"| {v} | {s} | {cells} | {g} |")
     add("")
     for s, first in relearned_seeds(d, runs).items():
-        listed = ", ".join(first[:-1]) + " and " + first[-1] if len(first) > 1 else "".join(first)
-        mine = f"; its {listed} {'are' if len(first) > 1 or first[0].endswith('s') else 'is'} the first run's" if first else ""
+        listed = " and ".join([", ".join(first[:-1]), first[-1]] if len(first) > 1 else first)
+        mine = f"; the first run made its {listed}" if first else ""
         add(f"The default of seed {s} meets the other networks as a second run of its configuration and seed, learned")
         add(f"again because the first run's network was not kept{mine} (`default-s{s}.relearned`).")
         add("")
