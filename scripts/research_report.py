@@ -323,22 +323,30 @@ def network_kept(d, v, s):
     return os.path.exists(os.path.join(d, f"{v}-s{s}.safetensors"))
 
 
-# What each output `default-s<seed>.relearned` may list is, in the report's words.
+# What each output of the default's that `default-s<seed>.relearned` may list is, in the
+# report's words; a variant's match against the default (`<variant>-s<seed>.h2h.json`) is
+# named for the variant.
 FIRST_RUN_OUTPUTS = {"/": "self-play rows", ".greedy.json": "match against greed", ".piece-values.json": "piece values"}
 
 
 def relearned_seeds(d, runs):
     """{seed: [what of it is the first run's]} for each default in `d` learned again
     (`scripts/step-study` leaves `default-s<seed>.relearned`, listing the outputs an earlier
-    run of the same config and seed had made): its other matches are the second run's."""
+    run of the same config and seed had made, the variants' matches against it among them):
+    its other matches are the second run's."""
     again = {}
     for v, s in runs:
         marker = os.path.join(d, f"default-s{s}.relearned")
         if v != "default" or not os.path.exists(marker):
             continue
         with open(marker) as f:
-            listed = [ln.strip()[len(f"default-s{s}"):] for ln in f.readlines()[1:] if ln.strip()]
-        again[s] = [FIRST_RUN_OUTPUTS[o] for o in FIRST_RUN_OUTPUTS if o in listed]
+            listed = [ln.strip() for ln in f.readlines()[1:] if ln.strip()]
+        first = [FIRST_RUN_OUTPUTS[o] for o in FIRST_RUN_OUTPUTS if f"default-s{s}{o}" in listed]
+        for name in listed:
+            m = re.fullmatch(rf"(.+)-s{re.escape(s)}\.h2h\.json", name)
+            if m:
+                first.append(f"match against {m.group(1)}")
+        again[s] = first
     return again
 
 
@@ -613,8 +621,8 @@ def material_terms_at(add, study, first, several):
     for s, first in relearned_seeds(d, runs).items():
         listed = " and ".join([", ".join(first[:-1]), first[-1]] if len(first) > 1 else first)
         mine = f"; the first run made its {listed}" if first else ""
-        add(f"The default of seed {s} meets the other networks as a second run of its configuration and seed, learned")
-        add(f"again because the first run's network was not kept{mine} (`default-s{s}.relearned`).")
+        add(f"The default of seed {s} was learned a second time (same configuration and seed), because the first run's")
+        add(f"network was not kept{mine}; its other matches are the second run's (`default-s{s}.relearned`).")
         add("")
     ladder_tables(add, d, runs)
     add("When the pieces entered in each run's self-play, over its last third of generations (the first are")

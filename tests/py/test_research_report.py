@@ -331,11 +331,12 @@ class Ladder(unittest.TestCase):
 
     def test_only_a_default_with_its_marker_was_learned_again_and_it_names_the_first_run_s_outputs(self):
         with tempfile.TemporaryDirectory() as d:
-            write(os.path.join(d, "default-s1.relearned"), "learned again: first run's\ndefault-s1/\ndefault-s1.greedy.json\n")
+            write(os.path.join(d, "default-s1.relearned"), "learned again: first run's\ndefault-s1/\n"
+                  "hand-entered-s1.h2h.json\ndefault-s1.greedy.json\nhand-entered-s11.h2h.json\n")
             write(os.path.join(d, "default-s3.relearned"), "learned again: first run's\n")
             write(os.path.join(d, "hand-entered-s2.relearned"), "learned again\nhand-entered-s2/\n")
             runs = [("default", "1"), ("hand-entered", "1"), ("default", "2"), ("hand-entered", "2"), ("default", "3")]
-            self.assertEqual(rr.relearned_seeds(d, runs), {"1": ["self-play rows", "match against greed"], "3": []})
+            self.assertEqual(rr.relearned_seeds(d, runs), {"1": ["self-play rows", "match against greed", "match against hand-entered"], "3": []})
             self.assertEqual(rr.relearned_seeds(d, runs[1:4]), {})
 
 
