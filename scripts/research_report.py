@@ -64,10 +64,15 @@ def share_se(p, n):
 
 
 def points(d, half):
-    """A difference of shares, in percentage points, with its 95% interval (d +- half),
-    cut to the differences shares can have (-100 to +100 points): a mean over two seeds
-    that disagree has a Student's t interval far wider than that."""
-    return f"{100 * d:+.1f} [{max(-100.0, 100 * (d - half)):+.1f}, {min(100.0, 100 * (d + half)):+.1f}]"
+    """A difference of shares, in percentage points, with its 95% interval (d +- half)."""
+    return span(d, d - half, d + half)
+
+
+def span(d, lo, hi):
+    """A difference of shares, in percentage points, with its 95% interval [lo, hi], cut to
+    the differences shares can have (-100 to +100 points): a mean over two seeds that
+    disagree has a Student's t interval far wider than that."""
+    return f"{100 * d:+.1f} [{max(-100.0, 100 * lo):+.1f}, {min(100.0, 100 * hi):+.1f}]"
 
 
 def score_elo(r):
@@ -121,11 +126,16 @@ def never_entered_table(add, a, b):
 
 
 def share_difference(kx, nx, ky, ny):
-    """kx/nx - ky/ny in percentage points with Newcombe's 95% interval (from the two Wilson
-    intervals): unlike the normal one it does not shrink to nothing when both are 0."""
+    """kx/nx - ky/ny in percentage points with Newcombe's 95% interval."""
+    return span(*newcombe(kx, nx, ky, ny))
+
+
+def newcombe(kx, nx, ky, ny):
+    """kx/nx - ky/ny with Newcombe's 95% interval (from the two Wilson intervals), as
+    (difference, low, high): unlike the normal one it does not shrink to nothing when both
+    are 0."""
     (px, lx, ux), (py, ly, uy) = share_interval(kx, nx), share_interval(ky, ny)
-    return (f"{100 * (px - py):+.1f} [{100 * (px - py - math.hypot(px - lx, uy - py)):+.1f}, "
-            f"{100 * (px - py + math.hypot(ux - px, py - ly)):+.1f}]")
+    return px - py, px - py - math.hypot(px - lx, uy - py), px - py + math.hypot(ux - px, py - ly)
 
 
 def entry_move_mean(report, piece):
@@ -518,6 +528,27 @@ VARIANT_QUESTIONS = {
 }
 
 
+def never_differences(never, variant):
+    """The sides that never entered each piece, `variant` minus the default of its seed, for
+    each seed that has both (`material_terms_at`'s `never`): {piece: ([(seed, (difference,
+    low, high))], their mean over the seeds as (mean, low, high), or None under two seeds)}.
+    A seed's interval is Newcombe's; the mean's is `seed_mean`'s."""
+    pairs = sorted(s for v, s in never if v == variant and ("default", s) in never)
+    out = {}
+    for p in ("E", "H"):
+        by_seed, per_seed = [], []
+        for sd in pairs:
+            (k, n), (kd, nd) = never[(variant, sd)][p], never[("default", sd)][p]
+            by_seed.append((sd, newcombe(k, n, kd, nd)))
+            per_seed.append((k / n - kd / nd, math.hypot(share_se(k / n, n), share_se(kd / nd, nd))))
+        mean = None
+        if len(pairs) >= 2:
+            m, half = seed_mean(per_seed)
+            mean = (m, m - half, m + half)
+        out[p] = (by_seed, mean)
+    return out
+
+
 def variant_line(variant, steps, never, duels):
     """The summary's line on one material-term variant at one budget: for each seed with both
     its run and the default's, the sides that never enter the Elephant in each run's last
@@ -539,10 +570,16 @@ def variant_line(variant, steps, never, duels):
                      f" {e['elo_hi']:+.0f}] Elo over {duel['games']} games")
         parts.append(part)
     question, setting = VARIANT_QUESTIONS[variant]
-    return (f"- **{question}** szero learning from zero for {steps:,} steps {setting}: the sides that never"
-            f" enter the Elephant in the last third of the run, {'; '.join(parts)}"
-            + (" (below: the material terms)." if len(pairs) > 1
-               else " (one seed of the two the issue asks for; below: the material terms)."))
+    line = (f"- **{question}** szero learning from zero for {steps:,} steps {setting}: the sides that never"
+            f" enter the Elephant in the last third of the run, {'; '.join(parts)}")
+    if len(pairs) < 2:
+        return line + " (one seed of the two the issue asks for; below: the material terms)."
+    # Over the seeds, in points: each piece's sides that never entered it, as the entry
+    # rules' line words a difference over seeds.
+    diffs = never_differences(never, variant)
+    over = [over_seeds(what, *diffs[p])[0] for p, what in
+            (("E", "the sides that never enter the Elephant"), ("H", "the Hawk"))]
+    return line + f". Over the {len(pairs)} seeds, in points: {'; '.join(over)} (below: the material terms)."
 
 
 def material_terms(add):
@@ -657,7 +694,16 @@ def material_terms_at(add, study, first, several):
                 (k, n), (kd, nd) = never[(v, s)][p], never[("default", s)][p]
                 cells += [pct(share_interval(k, n)), share_difference(k, n, kd, nd)]
             add(f"| {v} | {s} | " + " | ".join(cells) + " |")
+        # Then each variant's mean over the seeds, where it has two or more.
+        means = [(v, never_differences(never, v)) for v in dict.fromkeys(v for v, _ in pairs)]
+        means = [(v, diffs) for v, diffs in means if diffs["E"][1]]
+        for v, diffs in means:
+            add(f"| {v} | mean of {len(diffs['E'][0])} | - | " + " | - | ".join(span(*diffs[p][1]) for p in ("E", "H")) + " |")
         add("")
+        if means:
+            add("A mean over the seeds has the wider of two intervals: the games' and the seeds' spread (Student's t")
+            add("over the seeds), for a seed changes what a run learns.")
+            add("")
     add("What the pieces were worth in each run's self-play (`szero piece-values --run`: a logistic fit of")
     add("results on material over all its games, in pawns, with 95% bootstrap intervals):")
     add("")
@@ -815,14 +861,7 @@ def rule_differences(runs, seeds):
             rows_of.append((s, row))
         n = len(paired)
         if n >= 2:
-            row = {}
-            for k in RULE_KEYS:
-                xs = [x for x, _ in per_seed[k]]
-                mean = sum(xs) / n
-                spread = math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1) / n)
-                games = math.sqrt(sum(se * se for _, se in per_seed[k])) / n
-                row[k] = (mean, max(T975.get(n - 1, Z) * spread, Z * games))
-            rows_of.append((f"mean of {n}", row))
+            rows_of.append((f"mean of {n}", {k: seed_mean(per_seed[k]) for k in RULE_KEYS}))
         out[v] = rows_of
     return out
 
@@ -841,7 +880,43 @@ def rule_differences_table(add, diffs):
 def sign(d, half):
     """+1 or -1 where the interval d +- half lies wholly above or below zero, else 0 (not
     measurable)."""
-    return 1 if d - half > 0 else -1 if d + half < 0 else 0
+    return side(d - half, d + half)
+
+
+def side(lo, hi):
+    """+1 or -1 where the interval [lo, hi] lies wholly above or below zero, else 0."""
+    return 1 if lo > 0 else -1 if hi < 0 else 0
+
+
+def seed_mean(per_seed):
+    """The mean of one difference over K >= 2 seeds, [(difference, its standard error)] a
+    seed, as (mean, half-width of its 95% interval): the wider of the games' spread (the
+    seeds' games are independent, so their variances add) and the seeds' (Student's t with
+    K - 1 degrees of freedom), for a seed changes what a run learns."""
+    n = len(per_seed)
+    xs = [x for x, _ in per_seed]
+    mean = sum(xs) / n
+    spread = math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1) / n)
+    games = math.sqrt(sum(se * se for _, se in per_seed)) / n
+    return mean, max(T975.get(n - 1, Z) * spread, Z * games)
+
+
+def over_seeds(what, by_seed, mean):
+    """One difference over several seeds in words, for the summary: `by_seed` [(seed, (d, lo,
+    hi))], `mean` (d, lo, hi) their mean. Returns (the words, whether the mean moved
+    measurably and the seeds agree)."""
+    signs = [side(lo, hi) for _, (_, lo, hi) in by_seed]
+    listed = ", ".join(f"seed {sd} {span(*r)}" for sd, r in by_seed)
+    if 1 in signs and -1 in signs:
+        # Each seed moved measurably, but not the same way: the mean says nothing.
+        return f"{what} opposite ways by seed ({listed})", False
+    moved = side(*mean[1:]) != 0
+    if not moved and len(by_seed) >= 2 and 0 not in signs:
+        # Every seed moved measurably the same way, yet so few seeds spread that far leave
+        # the mean's interval across zero: the sign repeats, the size does not.
+        way = "up" if signs[0] > 0 else "down"
+        return f"{what} {way} in each seed ({listed}), but the mean over the seeds, {span(*mean)}, is not resolved", False
+    return f"{what} {span(*mean)}" + ("" if moved else " (no measurable change)"), moved
 
 
 def learned_rules_line(budget, diffs):
@@ -863,22 +938,10 @@ def learned_rules_line(budget, diffs):
         cells = []
         for k in ("draws", "white", "E never", "H never"):
             d, half = row[k]
-            moved = sign(d, half) != 0
-            signs = [sign(*r[k]) for _, r in seeds]
-            by_seed = ", ".join(f"seed {sd} {points(*r[k])}" for sd, r in seeds)
-            if 1 in signs and -1 in signs:
-                # Each seed moved measurably, but not the same way: the mean says nothing.
-                cells.append(f"{what[k]} opposite ways by seed ({by_seed})")
-                continue
-            if not moved and len(seeds) >= 2 and 0 not in signs:
-                # Every seed moved measurably the same way, yet so few seeds spread that far
-                # leave the mean's interval across zero: the sign repeats, the size does not.
-                way = "up" if signs[0] > 0 else "down"
-                cells.append(f"{what[k]} {way} in each seed ({by_seed}), but the mean over the seeds,"
-                             f" {points(d, half)}, is not resolved")
-                continue
+            words, moved = over_seeds(what[k], [(sd, (r[k][0], r[k][0] - r[k][1], r[k][0] + r[k][1])) for sd, r in seeds],
+                                      (d, d - half, d + half))
             changed |= moved and k in ("white", "draws")
-            cells.append(f"{what[k]} {points(d, half)}" + ("" if moved else " (no measurable change)"))
+            cells.append(words)
         name = names.get(v, v)
         # A rule is a sentence of its own after the first, its results set apart by
         # semicolons, for a result by seed holds commas of its own.

@@ -147,6 +147,32 @@ class HandEntered(unittest.TestCase):
         self.assertIn("seed 2: 1.0% against 8.9%", line)
         self.assertNotIn("one seed", line)
 
+    def test_two_seeds_that_agree_give_each_seed_and_a_mean_wide_as_their_spread(self):
+        # E never: 6.3% - 55.7% and 1.0% - 8.9%, both down and far apart.
+        never = {**self.NEVER, ("default", "2"): {"E": (89, 1000), "H": (2, 1000)}}
+        diffs = rr.never_differences(never, "hand-entered")
+        by_seed, mean = diffs["E"]
+        self.assertEqual([sd for sd, _ in by_seed], ["1", "2"])
+        d, lo, hi = mean
+        self.assertAlmostEqual(d, ((0.063 - 0.557) + (0.010 - 0.089)) / 2)
+        # Student's t with one degree of freedom over the two seeds' spread (half their
+        # difference, 0.2075) is far wider than the games' own.
+        self.assertAlmostEqual(hi - d, 12.706 * abs((0.063 - 0.557) - (0.010 - 0.089)) / 2, places=6)
+        line = rr.variant_line("hand-entered", 10000, never, {})
+        self.assertIn("Over the 2 seeds, in points: the sides that never enter the Elephant down in each seed"
+                      " (seed 1 -49.4", line)
+        # Cut to the -100 to +100 points that shares can differ by.
+        self.assertIn("but the mean over the seeds, -28.7 [-100.0, +100.0], is not resolved", line)
+        # The Hawk: up in both (5.9% against 0.4%, 1.0% against 0.2%).
+        self.assertIn("the Hawk up in each seed (seed 1 +5.5", line)
+        self.assertTrue(line.endswith("is not resolved (below: the material terms)."), line)
+
+    def test_one_seed_has_no_mean(self):
+        diffs = rr.never_differences(self.NEVER, "hand-entered")
+        self.assertEqual(len(diffs["E"][0]), 1)
+        self.assertIsNone(diffs["E"][1])
+        self.assertNotIn("Over the", rr.variant_line("hand-entered", 10000, self.NEVER, {}))
+
     def test_seeds_differ_where_their_difference_excludes_zero(self):
         self.assertTrue(rr.seeds_differ({1: (1248, 2240), 2: (174, 1954)}))
         self.assertFalse(rr.seeds_differ({1: (500, 1000), 2: (530, 1000)}))
