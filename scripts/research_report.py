@@ -65,7 +65,12 @@ def share_se(p, n):
 
 def points(d, half):
     """A difference of shares, in percentage points, with its 95% interval (d +- half)."""
-    return span(d, d - half, d + half)
+    return span(*bounds(d, half))
+
+
+def bounds(d, half):
+    """An estimate with its interval d +- half as (d, low, high)."""
+    return d, d - half, d + half
 
 
 def span(d, lo, hi):
@@ -543,8 +548,7 @@ def never_differences(never, variant):
             per_seed.append((k / n - kd / nd, math.hypot(share_se(k / n, n), share_se(kd / nd, nd))))
         mean = None
         if len(pairs) >= 2:
-            m, half = seed_mean(per_seed)
-            mean = (m, m - half, m + half)
+            mean = bounds(*seed_mean(per_seed))
         out[p] = (by_seed, mean)
     return out
 
@@ -877,12 +881,6 @@ def rule_differences_table(add, diffs):
     add("")
 
 
-def sign(d, half):
-    """+1 or -1 where the interval d +- half lies wholly above or below zero, else 0 (not
-    measurable)."""
-    return side(d - half, d + half)
-
-
 def side(lo, hi):
     """+1 or -1 where the interval [lo, hi] lies wholly above or below zero, else 0."""
     return 1 if lo > 0 else -1 if hi < 0 else 0
@@ -937,9 +935,7 @@ def learned_rules_line(budget, diffs):
         seeds = [(sd, r) for sd, r in rows_of if not isinstance(sd, str)]
         cells = []
         for k in ("draws", "white", "E never", "H never"):
-            d, half = row[k]
-            words, moved = over_seeds(what[k], [(sd, (r[k][0], r[k][0] - r[k][1], r[k][0] + r[k][1])) for sd, r in seeds],
-                                      (d, d - half, d + half))
+            words, moved = over_seeds(what[k], [(sd, bounds(*r[k])) for sd, r in seeds], bounds(*row[k]))
             changed |= moved and k in ("white", "draws")
             cells.append(words)
         name = names.get(v, v)
