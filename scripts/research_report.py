@@ -290,26 +290,31 @@ def head_to_head(add):
 
 
 def distinct_games(pgn):
-    """(distinct games, games) of a gzipped PGN: distinct move sequences, tags, comments
-    and results aside. A deterministic pair replays a colour-swapped game move for move."""
+    """(distinct games, games) of a gzipped PGN: distinct move sequences from their start
+    position (the FEN tag), other tags, comments and results aside. A deterministic pair
+    replays a colour-swapped game move for move; two openings that both lose to one mate
+    are two games."""
     with gzip.open(pgn, "rt") as f:
         text = f.read()
     games = re.split(r"\n\n(?=\[)", text.strip())
     seqs = set()
     for g in games:
+        fen = re.search(r'^\[FEN "([^"]*)"\]', g, re.M)
         body = "\n".join(ln for ln in g.splitlines() if not ln.startswith("["))
         body = re.sub(r"\{[^}]*\}", "", body)
-        seqs.add(" ".join(t for t in body.split() if not re.match(r"^\d+\.+$", t)))
+        seqs.add((fen and fen.group(1), " ".join(t for t in body.split() if not re.match(r"^\d+\.+$", t))))
     return len(seqs), len(games)
 
 
 def match_cells(d, pgn):
     """A match's table cells (`szero match --json` output `d`, its games in `pgn`): score,
-    Elo [95%], W-D-L, pentanomial, distinct games."""
+    Elo [95%] (pentanomial, or trinomial where each opening was played once), W-D-L,
+    pentanomial, distinct games."""
     e, w = d["elo"], d["wdl"]
     n, total = distinct_games(pgn)
+    pairs = d["pentanomial"] if d["pentanomial"] is not None else "none: one game an opening"
     return (f"{100 * d['score']:.1f}% | {e['elo']:+.0f} [{e['elo_lo']:+.0f}, {e['elo_hi']:+.0f}] | "
-            f"{w['wins']}-{w['draws']}-{w['losses']} | {d['pentanomial']} | {n} of {total}")
+            f"{w['wins']}-{w['draws']}-{w['losses']} | {pairs} | {n} of {total}")
 
 
 def pair_score_se(pentanomial):
@@ -1028,7 +1033,13 @@ def restriction_table(md, table_path, who):
     md.append(f"Elo is the restricted side's against the unrestricted {who}: the cost of the barred choice is minus")
     md.append("that. **Costs measurably** (the whole interval below zero): " + (", ".join(costly) or "none") + ".")
     md.append(f"**Not resolved** by {n} games (the interval contains zero): " + (", ".join(unresolved) or "none") + ".")
-    repeated = [f"{r} ({k} of {g})" for r, k, g in distinct if g - k > 2]
+    once = [ln.split("|")[1].strip() for ln in table[2:] if "one game an opening" in ln]
+    if once:
+        rows = "Every row" if len(once) == len(table) - 2 else f"The row{'s' * (len(once) > 1)} {', '.join(once)}"
+        md.append(f"{rows} played each opening once, the restricted side White in every other game, and its")
+        md.append("Elo is trinomial: the subject is deterministic, so wherever the restriction never binds an opening's")
+        md.append("colour-swapped game would replay the first move for move.")
+    repeated = [f"{r} ({k} of {g})" for r, k, g in distinct if k < g]
     if repeated:
         md.append(f"Fewer distinct games in {', '.join(repeated)}: where the restricted side never meets the")
         md.append("barred choice, the two games of an opening are one game replayed with the colours swapped. Such a pair")
@@ -1036,6 +1047,18 @@ def restriction_table(md, table_path, who):
         md.append("narrow the interval; it is part of what the restriction costs on average.")
     md.append("")
     return costs
+
+
+def restriction_games(rows):
+    """What a restrictions table rests on, in words, from its [(restriction, distinct, games)]:
+    the games a row and how many of them are distinct."""
+    if not rows:
+        return "no row measured yet"
+    n = "/".join(sorted({str(g) for _, _, g in rows}, key=int))
+    if all(k == g for _, k, g in rows):
+        return f"{n} games a row, all distinct"
+    short = [f"{k} in {r}" for r, k, g in rows if k < g]
+    return f"{n} games a row, all distinct but {', '.join(short)}, explained below"
 
 
 def restriction_distinct(table):
@@ -1307,12 +1330,8 @@ def main():
         add("  before the learned evaluation stood at +641 [+523, +759] at 1 s, BENCHMARKS.md).")
     rd = restriction_distinct([ln for ln in read_text(path("docs", "research", "restrictions.md")).splitlines()
                                if ln.startswith("|")])
-    least = min(rd, key=lambda r: r[1])
     add("- **Restriction costs**: the same engine and depth, barred from one gating choice, against itself")
-    others = sorted({k for r, k, _ in rd if r != least[0]})
-    add(f"  unrestricted (`docs/research/restrictions.md`, {'/'.join(sorted({str(g) for _, _, g in rd}))} games a row,"
-        f" {others[0]}{'' if len(others) == 1 else f' to {others[-1]}'} of them distinct but {least[1]} in {least[0]},"
-        " explained below).")
+    add(f"  unrestricted (`docs/research/restrictions.md`, {restriction_games(rd)}).")
     if "movetime" in read_text(path("docs", "research", "gating-value.md")):
         add("- **The value of gating**: Fairy-Stockfish's search (depth 10), szero's network shipped since 2026-12-06")
         add(f"  and szero's default play mode with it ({SZERO_NODES:,} nodes and 1 s a move) valuing the same moves with")

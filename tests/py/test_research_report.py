@@ -410,5 +410,97 @@ class Replays(unittest.TestCase):
         self.assertEqual(rr.terminations(""), {})
 
 
+class Restrictions(unittest.TestCase):
+    HEAD = ["| restriction | spec keys | score | Elo [95%] | W-D-L | pentanomial | distinct games |",
+            "|---|---|---|---|---|---|---|"]
+
+    def cells(self, pentanomial, games):
+        with tempfile.TemporaryDirectory() as d:
+            pgn = os.path.join(d, "g.pgn.gz")
+            with gzip.open(pgn, "wt") as f:
+                f.write("\n\n".join(f'[White "a"]\n\n1. e4 m{i // 2} 1-0' for i in range(games)))
+            return rr.match_cells({"score": 0.5, "elo": {"elo": 0, "elo_lo": -40, "elo_hi": 40},
+                                   "wdl": {"wins": 1, "draws": 2, "losses": 1}, "pentanomial": pentanomial}, pgn)
+
+    def test_a_row_of_single_games_says_it_has_no_pairs(self):
+        self.assertIn("| none: one game an opening | 2 of 4", self.cells(None, 4))
+        self.assertIn("| [0, 0, 2, 0, 0] | 2 of 4", self.cells([0, 0, 2, 0, 0], 4))
+
+    def test_a_game_is_its_start_and_its_moves(self):
+        with tempfile.TemporaryDirectory() as d:
+            pgn = os.path.join(d, "g.pgn.gz")
+            game = '[Round "{}"]\n[FEN "{}"]\n\n4. Qh5+ g6 5. Qxg6# {{White mates}} 1-0'
+            with gzip.open(pgn, "wt") as f:
+                f.write("\n\n".join(game.format(r, fen) for r, fen in [(1, "a w"), (2, "a w"), (3, "b w")]))
+            # The first two are one game replayed; the third starts elsewhere.
+            self.assertEqual(rr.distinct_games(pgn), (2, 3))
+
+    def test_what_a_table_rests_on_names_only_rows_with_replays(self):
+        self.assertEqual(rr.restriction_games([("a", 400, 400), ("b", 400, 400)]), "400 games a row, all distinct")
+        self.assertEqual(rr.restriction_games([("a", 200, 200), ("b", 150, 200)]),
+                         "200 games a row, all distinct but 150 in b, explained below")
+        self.assertEqual(rr.restriction_games([]), "no row measured yet")
+
+    def table(self, rows):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "r.md")
+            write(path, "\n".join(self.HEAD + rows) + "\n")
+            md = []
+            costs = rr.restriction_table(md, path, "engine")
+        return costs, "\n".join(md)
+
+    def test_single_game_rows_are_named_and_replays_explained_only_where_there_are_some(self):
+        once = "| never | `nogate=true` | 2.0% | -600 [-800, -500] | 2-4-194 | none: one game an opening | 200 of 200 |"
+        paired = "| no-castle-gate | `castle_gate=false` | 47.0% | -19 [-51, +12] | 86-17-97 | [13, 2, 75, 3, 7] | 150 of 200 |"
+        costs, text = self.table([once, paired])
+        self.assertEqual(costs, {"never": (-600, -800, -500), "no-castle-gate": (-19, -51, 12)})
+        self.assertIn("The row never played each opening once", text)
+        self.assertIn("Fewer distinct games in no-castle-gate (150 of 200)", text)
+        _, text = self.table([once])
+        self.assertIn("Every row played each opening once", text)
+        self.assertNotIn("Fewer distinct games", text)
+
+
+@unittest.skipUnless(os.environ.get("SZERO_BIN"), "needs SZERO_BIN (scripts/test sets it)")
+class RestrictionsScript(unittest.TestCase):
+    """scripts/gating-restrictions end to end, on a tiny search and a few games a row."""
+
+    def run_script(self, out, *args):
+        """(the table's rows, the openings, the text) of a run writing to `out`."""
+        import subprocess
+        subprocess.run([os.path.join(ROOT, "scripts", "gating-restrictions"), "--subject", "mcts-material:nodes=4",
+                        "--label", "a tiny search", "--games", "4", "--out", out, *args],
+                       check=True, capture_output=True, cwd=ROOT)
+        with open(out + ".md") as f:
+            text = f.read()
+        with open(os.path.join(out, "openings.epd")) as f:
+            openings = [o for o in f.read().split("\n") if o]
+        return [ln for ln in text.splitlines() if ln.startswith("| ") and "`" in ln], openings, text
+
+    def test_each_opening_is_played_once_by_default(self):
+        with tempfile.TemporaryDirectory() as d:
+            table, openings, _ = self.run_script(os.path.join(d, "r"))
+        self.assertEqual(len(table), 8)
+        self.assertEqual(len(openings), 4)
+        for row in table:
+            self.assertIn("| none: one game an opening | ", row)
+            self.assertTrue(row.endswith(" of 4 |"), row)
+
+    def test_paired_plays_each_opening_with_both_colours_and_a_kept_row_says_how_it_was_played(self):
+        with tempfile.TemporaryDirectory() as d:
+            out = os.path.join(d, "r")
+            table, openings, text = self.run_script(out, "--paired")
+            self.assertEqual(len(openings), 2)
+            for row in table:
+                self.assertRegex(row, r"\| \[\d+, \d+, \d+, \d+, \d+\] \| \d of 4 \|$")
+            self.assertIn("from pentanomial counts", text)
+            os.remove(os.path.join(out, "never.json"))
+            table, _, text = self.run_script(out)
+        text = " ".join(text.split())
+        self.assertIn("| none: one game an opening | ", table[0])
+        self.assertIn("The row never played each opening once", text)
+        self.assertIn("The rows no-castle-gate, elephant-first, hawk-first, queenside-only, kingside-only, "
+                      "not-before-move-10, not-before-move-20 were played with `--paired`", text)
+
 if __name__ == "__main__":
     unittest.main()
