@@ -1049,6 +1049,21 @@ def restriction_table(md, table_path, who):
     return costs
 
 
+def elo_difference(a, b):
+    """`b` minus `a`, two independent Elo estimates (elo, low, high), with a 95% interval from
+    theirs taken as normal; None where either interval is open."""
+    (x, xlo, xhi), (y, ylo, yhi) = a, b
+    if math.inf in (abs(xlo), abs(xhi), abs(ylo), abs(yhi)):
+        return None
+    se = math.hypot((xhi - xlo) / (2 * Z), (yhi - ylo) / (2 * Z))
+    return y - x, y - x - Z * se, y - x + Z * se
+
+
+def elo_text(e):
+    """An Elo estimate (elo, low, high) as "+E [+L, +H]"."""
+    return f"{e[0]:+.0f} [{e[1]:+.0f}, {e[2]:+.0f}]"
+
+
 def restriction_games(rows):
     """What a restrictions table rests on, in words, from its [(restriction, distinct, games)]:
     the games a row and how many of them are distinct."""
@@ -1204,6 +1219,14 @@ def in_short(entry, depth, fsf, szero, where=None):
                     f" engine loses {-fsf['queenside-only'][0]:.0f} Elo.")
         else:
             line = "**Wings.** " + line
+        # kingside-only bars the queenside files: minus queenside-only, what the queenside is
+        # worth beyond the kingside (negative: barring the queenside costs more).
+        d = elo_difference(fsf["queenside-only"], fsf["kingside-only"])
+        if d is not None:
+            more, less = ("queenside", "kingside") if d[0] < 0 else ("kingside", "queenside")
+            line += (f" Barring the {more} costs {abs(d[0]):.0f} Elo more than barring the {less}"
+                     + (f" ({elo_text(d)})." if d[2] < 0 or d[1] > 0
+                        else f", but the two costs are not told apart (their difference {elo_text(d)} contains zero)."))
         out.append("- " + line)
     if where:
         out.append(where)
@@ -1212,8 +1235,9 @@ def in_short(entry, depth, fsf, szero, where=None):
         out.append(f"- **Which piece first is not resolved** by these games: {line}; both intervals contain zero."
                    if unresolved("elephant-first", "hawk-first") else f"- **Which piece first.** {line}.")
     if "no-castle-gate" in fsf:
-        out.append(f"- **Gating while castling**: never doing it scores {cost('no-castle-gate')}"
-                   + (", not resolved (the interval contains zero)." if unresolved("no-castle-gate") else "."))
+        verdict = (", not resolved (the interval contains zero)." if unresolved("no-castle-gate")
+                   else ": a cost, the whole interval below zero." if settled("no-castle-gate") else ".")
+        out.append(f"- **Gating while castling**: never doing it scores {cost('no-castle-gate')}{verdict}")
     gv = path("docs", "research", "gating-value.md")
     if os.path.exists(gv):
         m = re.search(r"gating on a move that can gate is worth ([+-]\d+ cp \[[+-]\d+, [+-]\d+\])", read_text(gv))
@@ -1440,12 +1464,11 @@ def main():
             add("|---|---|---|---|")
             for k in both:
                 (a, alo, ahi), (b, blo, bhi) = fsf_costs[k], szero_costs[k]
-                if math.inf in (abs(alo), abs(ahi), abs(blo), abs(bhi)):
+                d = elo_difference(fsf_costs[k], szero_costs[k])
+                if d is None:
                     add(f"| {k} | {a:+.0f} | {b:+.0f} | - (an interval is open) |")
                     continue
-                se = math.hypot((ahi - alo) / (2 * Z), (bhi - blo) / (2 * Z))
-                add(f"| {k} | {a:+.0f} [{alo:+.0f}, {ahi:+.0f}] | {b:+.0f} [{blo:+.0f}, {bhi:+.0f}] | "
-                    f"{b - a:+.0f} [{b - a - Z * se:+.0f}, {b - a + Z * se:+.0f}] |")
+                add(f"| {k} | {a:+.0f} [{alo:+.0f}, {ahi:+.0f}] | {b:+.0f} [{blo:+.0f}, {bhi:+.0f}] | {elo_text(d)} |")
             add("")
     add("## What is a gate worth, move by move?")
     add("")

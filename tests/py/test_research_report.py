@@ -65,6 +65,8 @@ class Summary(unittest.TestCase):
         self.assertIn("**Which piece first is not resolved**", text)
         self.assertIn("not resolved (the interval contains zero)", text)
         self.assertIn("at median moves 5 and 4", text)
+        self.assertIn("Barring the kingside costs 28 Elo more than barring the queenside, but the two costs are not"
+                      " told apart", text)
 
     def test_no_verdict_the_intervals_do_not_allow(self):
         # Gating late costs already by move 10, one wing alone costs nothing measurable, and
@@ -79,6 +81,16 @@ class Summary(unittest.TestCase):
         self.assertNotIn("not resolved", text)
         self.assertIn("**Which piece first.**", text)
         self.assertIn("Never gating costs not measured", text)
+        self.assertIn("Barring the queenside costs 66 Elo more than barring the kingside (-66 [", text)
+        self.assertIn("never doing it scores -60 [-90, -30]: a cost, the whole interval below zero.", text)
+
+    def test_a_difference_of_two_estimates_widens_with_both(self):
+        d, lo, hi = rr.elo_difference((-10, -50, 30), (-76, -121, -33))
+        self.assertEqual(d, -66)
+        # Half-widths 40 and 44 as standard errors 40/Z and 44/Z: the difference's is their hypot.
+        self.assertAlmostEqual(hi - d, math.hypot(40, 44), places=6)
+        self.assertAlmostEqual(d - lo, math.hypot(40, 44), places=6)
+        self.assertIsNone(rr.elo_difference((-10, -math.inf, 30), (0, -1, 1)))
 
     def test_szero_stands_beside_fairy_stockfish(self):
         text = self.summary({"never": (-655, -906, -554)}, {"never": (-589, -782, -497)})
