@@ -398,10 +398,13 @@ def ladder_tables(add, d, runs):
     if not pairs:
         return
     add("Each variant's score minus the default's of its seed against the same rung (percentage points, 95%")
-    add("interval, the colour-swapped pair as the unit):")
+    add("interval, the colour-swapped pair as the unit); where a variant met a rung in two seeds or more, the")
+    add("mean over its seeds last, its interval the wider of the games' and the seeds' spread (Student's t):")
     add("")
     add("| variant | seed | " + " | ".join(LADDER_RUNGS.values()) + " |")
     add("|---|---|" + "---|" * len(LADDER_RUNGS))
+    per_seed = {}  # (variant, rung): [(difference, its standard error)] a seed
+    means = {}  # variant: {rung: its mean over the seeds (d, low, high)}
     for v, s in pairs:
         cells = []
         for r in LADDER_RUNGS:
@@ -410,9 +413,27 @@ def ladder_tables(add, d, runs):
                 cells.append("-")
                 continue
             (ma, sa), (mb, sb) = (pair_score_se(read_json(f)["pentanomial"]) for f in (a, b))
+            per_seed.setdefault((v, r), []).append((ma - mb, math.hypot(sa, sb)))
             cells.append(points(ma - mb, Z * math.hypot(sa, sb)))
         add(f"| {v} | {s} | " + " | ".join(cells) + " |")
+        last_of_variant = all(pv != v for pv, _ in pairs[pairs.index((v, s)) + 1:])
+        seeds = {r: per_seed.get((v, r), []) for r in LADDER_RUNGS}
+        k = max(len(x) for x in seeds.values())
+        if last_of_variant and k >= 2:
+            cells = [points(*seed_mean(x)) if len(x) >= 2 else "-" for x in seeds.values()]
+            add(f"| {v} | mean of {k} | " + " | ".join(cells) + " |")
+            means[v] = {r: bounds(*seed_mean(x)) for r, x in seeds.items() if len(x) >= 2}
     add("")
+    for v, m in means.items():
+        def rung(r):
+            return ("ab-material " if LADDER_RUNGS[r].startswith("depth") else "") + LADDER_RUNGS[r]
+        moved = [f"{'higher' if side(*e[1:]) > 0 else 'lower'} against {rung(r)} ({span(*e)} points)"
+                 for r, e in m.items() if side(*e[1:]) != 0]
+        k = max(len(per_seed.get((v, r), [])) for r in LADDER_RUNGS)
+        add(f"Over its {k} seeds, {v} scores " + (
+            f"measurably {'; '.join(moved)} than the default; on the other rungs the two are not told apart."
+            if moved else "not measurably different from the default on any rung."))
+        add("")
 
 
 def pct(t):

@@ -367,6 +367,29 @@ class Ladder(unittest.TestCase):
         lo, hi = interval(cell)
         self.assertAlmostEqual(hi - lo, 2 * 100 * rr.Z * 0.5 / math.sqrt(10), places=0)
 
+    def test_seeds_that_agree_give_a_mean_row_and_only_a_resolved_rung_is_named(self):
+        md = []
+        matches = {}
+        for s in "12":
+            matches[("default", s, "ab-d3")] = [0, 0, 10, 0, 0]
+            matches[("no-human-values", s, "ab-d3")] = [0, 10, 0, 0, 0]
+            matches[("default", s, "ab-d1")] = [5, 0, 0, 0, 5]
+            matches[("no-human-values", s, "ab-d1")] = [5, 0, 0, 0, 5]
+        matches[("hand-entered", "1", "ab-d3")] = [0, 0, 10, 0, 0]
+        with tempfile.TemporaryDirectory() as d:
+            self.run_dir(d, matches)
+            rr.ladder_tables(md.append, d, [(v, s) for s in "12" for v in ("default", "hand-entered", "no-human-values")])
+        text = "\n".join(md)
+        mean = [ln for ln in md if ln.startswith("| no-human-values | mean of 2 |")]
+        self.assertEqual(len(mean), 1, text)
+        # Each seed -25 points with no spread at all: the mean is -25, its interval the games'.
+        cells = mean[0].split(" | ")
+        self.assertTrue(cells[5].startswith("-25.0 ["), mean[0])
+        self.assertTrue(cells[3].startswith("+0.0 ["), mean[0])
+        self.assertNotIn("| hand-entered | mean of", text)
+        self.assertIn("Over its 2 seeds, no-human-values scores measurably lower against ab-material depth 3 (-25.0 [", text)
+        self.assertIn("on the other rungs the two are not told apart.", text)
+
     def test_only_a_default_with_its_marker_was_learned_again_and_it_names_the_first_run_s_outputs(self):
         with tempfile.TemporaryDirectory() as d:
             write(os.path.join(d, "default-s1.relearned"), "learned again: first run's\ndefault-s1/\n"
