@@ -373,11 +373,12 @@ def relearned_seeds(d, runs):
 def ladder_tables(add, d, runs):
     """Each run's kept network against `szero ladder`'s rungs (`<run>.ladder-<rung>.json`
     in `d`), then each variant minus the default of its seed, rung by rung, in points of
-    score: the two matches are independent, so their variances add. Nothing when no run has
-    met a rung yet."""
+    score: the two matches are independent, so their variances add, and each variant's mean
+    over two seeds or more. Nothing when no run has met a rung yet. Returns {variant: (its
+    seeds, {rung: its mean difference (d, low, high)})}."""
     have = {(v, s): ladder_matches(d, v, s) for v, s in runs}
     if not any(have.values()):
-        return
+        return {}
     add("On the ladder: each network at 200 playouts (Gumbel root) against fixed players above material greed,")
     add("weakest first: `mcts-material`, szero's material-only alpha-beta with quiescence (`ab-material`, the")
     add("control of its play mode) at depths 1 to 3, and Fairy-Stockfish depth 1; its score, Elo [95%] and")
@@ -396,7 +397,7 @@ def ladder_tables(add, d, runs):
     add("")
     pairs = [(v, s) for v, s in have if v != "default" and have[(v, s)] and have.get(("default", s))]
     if not pairs:
-        return
+        return {}
     add("Each variant's score minus the default's of its seed against the same rung (percentage points, 95%")
     add("interval, the colour-swapped pair as the unit); where a variant met a rung in two seeds or more, the")
     add("mean over its seeds last, its interval the wider of the games' and the seeds' spread (Student's t):")
@@ -404,7 +405,7 @@ def ladder_tables(add, d, runs):
     add("| variant | seed | " + " | ".join(LADDER_RUNGS.values()) + " |")
     add("|---|---|" + "---|" * len(LADDER_RUNGS))
     per_seed = {}  # (variant, rung): [(difference, its standard error)] a seed
-    means = {}  # variant: {rung: its mean over the seeds (d, low, high)}
+    means = {}  # variant: (its seeds, {rung: its mean over them (d, low, high)})
     for v, s in pairs:
         cells = []
         for r in LADDER_RUNGS:
@@ -422,18 +423,24 @@ def ladder_tables(add, d, runs):
         if last_of_variant and k >= 2:
             cells = [points(*seed_mean(x)) if len(x) >= 2 else "-" for x in seeds.values()]
             add(f"| {v} | mean of {k} | " + " | ".join(cells) + " |")
-            means[v] = {r: bounds(*seed_mean(x)) for r, x in seeds.items() if len(x) >= 2}
+            means[v] = (k, {r: bounds(*seed_mean(x)) for r, x in seeds.items() if len(x) >= 2})
     add("")
-    for v, m in means.items():
-        def rung(r):
-            return ("ab-material " if LADDER_RUNGS[r].startswith("depth") else "") + LADDER_RUNGS[r]
-        moved = [f"{'higher' if side(*e[1:]) > 0 else 'lower'} against {rung(r)} ({span(*e)} points)"
-                 for r, e in m.items() if side(*e[1:]) != 0]
-        k = max(len(per_seed.get((v, r), [])) for r in LADDER_RUNGS)
-        add(f"Over its {k} seeds, {v} scores " + (
-            f"measurably {'; '.join(moved)} than the default; on the other rungs the two are not told apart."
-            if moved else "not measurably different from the default on any rung."))
+    for v, (k, m) in means.items():
+        add(f"Over its {k} seeds, {v} scores {ladder_words(m)}.")
         add("")
+    return means
+
+
+def ladder_words(means):
+    """What a variant's mean differences from the default over its seeds, {rung: (d, low,
+    high)} in shares, say in words: the rungs where it is measurably apart, or none."""
+    def rung(r):
+        return ("ab-material " if LADDER_RUNGS[r].startswith("depth") else "") + LADDER_RUNGS[r]
+    moved = [f"{'higher' if side(*e[1:]) > 0 else 'lower'} against {rung(r)} ({span(*e)} points)"
+             for r, e in means.items() if side(*e[1:]) != 0]
+    if not moved:
+        return "not measurably different from the default on any rung"
+    return f"measurably {'; '.join(moved)} than the default; on the other rungs the two are not told apart"
 
 
 def pct(t):
@@ -579,11 +586,13 @@ def never_differences(never, variant):
     return out
 
 
-def variant_line(variant, steps, never, duels):
+def variant_line(variant, steps, never, duels, ladder=None):
     """The summary's line on one material-term variant at one budget: for each seed with both
     its run and the default's, the sides that never enter the Elephant in each run's last
     third and their difference, and how the variant's network fared against the default's
-    head to head. `never` and `duels` are `material_terms_at`'s. None when no seed has both."""
+    head to head; and, given `ladder` (its seeds, its mean differences: `ladder_tables`), the
+    ladder over its seeds. `never` and `duels` are `material_terms_at`'s. None when no seed
+    has both."""
     pairs = sorted(s for v, s in never if v == variant and ("default", s) in never)
     if not pairs:
         return None
@@ -609,7 +618,10 @@ def variant_line(variant, steps, never, duels):
     diffs = never_differences(never, variant)
     over = [over_seeds(what, *diffs[p])[0] for p, what in
             (("E", "the sides that never enter the Elephant"), ("H", "the Hawk"))]
-    return line + f". Over the {len(pairs)} seeds, in points: {'; '.join(over)} (below: the material terms)."
+    line += f". Over the {len(pairs)} seeds, in points: {'; '.join(over)}"
+    if ladder:
+        line += f". On the ladder, over its {ladder[0]} seeds, its network scores {ladder_words(ladder[1])}"
+    return line + " (below: the material terms)."
 
 
 def material_terms(add):
@@ -638,8 +650,8 @@ def material_terms_at(add, study, first, several):
     the default's of its seed, how each run's self-play brought the pieces in, and what the
     pieces were worth in it. Returns (steps, "1,200 trainer steps" and what is missing,
     {(variant, seed): {piece: (sides that never entered it, sides)}} over each run's last
-    third, {(variant, seed): its match against the default's, `szero match --json`}), or None
-    when nothing of it is measured yet."""
+    third, {(variant, seed): its match against the default's, `szero match --json`}, the
+    ladder's means over seeds (`ladder_tables`)), or None when nothing of it is measured yet."""
     d = path("docs", "research", study)
     names = sorted(n for n in os.listdir(d) if os.path.isfile(os.path.join(d, n, "generations.csv")))
     runs = [(n.rsplit("-s", 1)[0], n.rsplit("-s", 1)[1]) for n in names]
@@ -691,7 +703,7 @@ def material_terms_at(add, study, first, several):
         add(f"The default of seed {s} was learned a second time (same configuration and seed), because the first run's")
         add(f"network was not kept{mine}; its other matches are the second run's (`default-s{s}.relearned`).")
         add("")
-    ladder_tables(add, d, runs)
+    ladder = ladder_tables(add, d, runs)
     add("When the pieces entered in each run's self-play, over its last third of generations (the first are")
     add("near-random play); shares of sides with their 95% intervals:")
     add("")
@@ -763,7 +775,7 @@ def material_terms_at(add, study, first, several):
         budget += "; never on the ladder, their networks not kept: " + ", ".join(lost)
     if len(seeds) < 2:
         budget += f"; one seed ({seeds[0]}) of the two the issue asks for"
-    return meta["steps"], budget, never, duels
+    return meta["steps"], budget, never, duels, ladder
 
 
 # Student's t, 97.5% quantile, by degrees of freedom: the spread between a few seeds.
@@ -1541,8 +1553,8 @@ def main():
         summary.insert(-1, habit_line(habit))
     for variant in VARIANT_QUESTIONS:
         # The largest budget that answers it.
-        for steps, _, never, duels in reversed(terms):
-            line = variant_line(variant, steps, never, duels)
+        for steps, _, never, duels, ladder in reversed(terms):
+            line = variant_line(variant, steps, never, duels, ladder.get(variant))
             if line:
                 summary.insert(-1, line)
                 break

@@ -152,6 +152,17 @@ class HandEntered(unittest.TestCase):
         line = rr.variant_line("hand-entered", 10000, self.NEVER, {})
         self.assertNotIn("head to head", line)
 
+    def test_the_ladder_over_seeds_joins_the_line_in_words(self):
+        never = {**self.NEVER, ("default", "2"): {"E": (89, 1000), "H": (2, 1000)}}
+        ladder = (2, {"ab-d3": (-0.08, -0.14, -0.03), "ab-d1": (-0.07, -0.18, 0.05)})
+        line = rr.variant_line("hand-entered", 10000, never, {}, ladder)
+        self.assertIn("On the ladder, over its 2 seeds, its network scores measurably lower against ab-material"
+                      " depth 3 (-8.0 [-14.0, -3.0] points) than the default; on the other rungs", line)
+        self.assertTrue(line.endswith(" (below: the material terms)."), line)
+        level = (2, {"ab-d1": (-0.07, -0.18, 0.05)})
+        self.assertIn("not measurably different from the default on any rung",
+                      rr.variant_line("hand-entered", 10000, never, {}, level))
+
     def test_one_seed_says_so_and_two_do_not(self):
         self.assertIn("one seed of the two", rr.variant_line("hand-entered", 10000, self.NEVER, {}))
         never = {**self.NEVER, ("default", "2"): {"E": (89, 1000), "H": (2, 1000)}}
