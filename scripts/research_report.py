@@ -421,9 +421,10 @@ def ladder_tables(add, d, runs):
         seeds = {r: per_seed.get((v, r), []) for r in LADDER_RUNGS}
         k = max(len(x) for x in seeds.values())
         if last_of_variant and k >= 2:
-            cells = [points(*seed_mean(x)) if len(x) >= 2 else "-" for x in seeds.values()]
+            # A rung met in fewer of the variant's seeds than the others has no mean.
+            cells = [points(*seed_mean(x)) if len(x) == k else "-" for x in seeds.values()]
             add(f"| {v} | mean of {k} | " + " | ".join(cells) + " |")
-            means[v] = (k, {r: bounds(*seed_mean(x)) for r, x in seeds.items() if len(x) >= 2})
+            means[v] = (k, {r: bounds(*seed_mean(x)) for r, x in seeds.items() if len(x) == k})
     add("")
     for v, (k, m) in means.items():
         add(f"Over its {k} seeds, {v} scores {ladder_words(m)}.")
@@ -1062,14 +1063,16 @@ def restriction_table(md, table_path, who):
         costs[cells[0]] = (e, lo, hi)
         (costly if hi < 0 else unresolved).append(f"{cells[0]} ({e:+.0f})")
     distinct = restriction_distinct(table)
-    n = "/".join(sorted({str(g) for _, _, g in distinct})) or "the"
+    n = "/".join(sorted({str(g) for _, _, g in distinct}, key=int)) or "the"
     md.append(f"Elo is the restricted side's against the unrestricted {who}: the cost of the barred choice is minus")
     md.append("that. **Costs measurably** (the whole interval below zero): " + (", ".join(costly) or "none") + ".")
     md.append(f"**Not resolved** by {n} games (the interval contains zero): " + (", ".join(unresolved) or "none") + ".")
     once = [ln.split("|")[1].strip() for ln in table[2:] if "one game an opening" in ln]
     if once:
-        rows = "Every row" if len(once) == len(table) - 2 else f"The row{'s' * (len(once) > 1)} {', '.join(once)}"
-        md.append(f"{rows} played each opening once, the restricted side White in every other game, and its")
+        several = len(once) > 1 and len(once) < len(table) - 2
+        rows = "Every row" if len(once) == len(table) - 2 else f"The row{'s' * several} {', '.join(once)}"
+        md.append(f"{rows} played each opening once, the restricted side White in every other game, and"
+                  f" {'their' if several else 'its'}")
         md.append("Elo is trinomial: the subject is deterministic, so wherever the restriction never binds an opening's")
         md.append("colour-swapped game would replay the first move for move.")
     repeated = [f"{r} ({k} of {g})" for r, k, g in distinct if k < g]
@@ -1252,14 +1255,15 @@ def in_short(entry, depth, fsf, szero, where=None):
                     f" engine loses {-fsf['queenside-only'][0]:.0f} Elo.")
         else:
             line = "**Wings.** " + line
-        # kingside-only bars the queenside files: minus queenside-only, what the queenside is
-        # worth beyond the kingside (negative: barring the queenside costs more).
+        # kingside-only bars the queenside files, queenside-only the kingside: the first minus
+        # the second is negative where barring the queenside costs more.
         d = elo_difference(fsf["queenside-only"], fsf["kingside-only"])
         if d is not None:
             more, less = ("queenside", "kingside") if d[0] < 0 else ("kingside", "queenside")
-            line += (f" Barring the {more} costs {abs(d[0]):.0f} Elo more than barring the {less}"
-                     + (f" ({elo_text(d)})." if d[2] < 0 or d[1] > 0
-                        else f", but the two costs are not told apart (their difference {elo_text(d)} contains zero)."))
+            extra = (-d[0], -d[2], -d[1]) if d[0] < 0 else d
+            line += (f" Barring the {more} costs {extra[0]:.0f} [{extra[1]:+.0f}, {extra[2]:+.0f}] Elo more than"
+                     f" barring the {less}"
+                     + ("." if side(*d[1:]) else ": the interval contains zero, so the two costs are not told apart."))
         out.append("- " + line)
     if where:
         out.append(where)
@@ -1269,7 +1273,8 @@ def in_short(entry, depth, fsf, szero, where=None):
                    if unresolved("elephant-first", "hawk-first") else f"- **Which piece first.** {line}.")
     if "no-castle-gate" in fsf:
         verdict = (", not resolved (the interval contains zero)." if unresolved("no-castle-gate")
-                   else ": a cost, the whole interval below zero." if settled("no-castle-gate") else ".")
+                   else ": for Fairy-Stockfish a cost, the whole interval below zero." if settled("no-castle-gate")
+                   else ".")
         out.append(f"- **Gating while castling**: never doing it scores {cost('no-castle-gate')}{verdict}")
     gv = path("docs", "research", "gating-value.md")
     if os.path.exists(gv):

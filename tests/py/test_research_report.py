@@ -65,8 +65,8 @@ class Summary(unittest.TestCase):
         self.assertIn("**Which piece first is not resolved**", text)
         self.assertIn("not resolved (the interval contains zero)", text)
         self.assertIn("at median moves 5 and 4", text)
-        self.assertIn("Barring the kingside costs 28 Elo more than barring the queenside, but the two costs are not"
-                      " told apart", text)
+        self.assertIn("Barring the kingside costs 28 [-35, +91] Elo more than barring the queenside: the interval"
+                      " contains zero, so the two costs are not told apart.", text)
 
     def test_no_verdict_the_intervals_do_not_allow(self):
         # Gating late costs already by move 10, one wing alone costs nothing measurable, and
@@ -81,8 +81,9 @@ class Summary(unittest.TestCase):
         self.assertNotIn("not resolved", text)
         self.assertIn("**Which piece first.**", text)
         self.assertIn("Never gating costs not measured", text)
-        self.assertIn("Barring the queenside costs 66 Elo more than barring the kingside (-66 [", text)
-        self.assertIn("never doing it scores -60 [-90, -30]: a cost, the whole interval below zero.", text)
+        self.assertIn("Barring the queenside costs 66 [+7, +125] Elo more than barring the kingside.", text)
+        self.assertIn("never doing it scores -60 [-90, -30]: for Fairy-Stockfish a cost, the whole interval below zero.",
+                      text)
 
     def test_a_difference_of_two_estimates_widens_with_both(self):
         d, lo, hi = rr.elo_difference((-10, -50, 30), (-76, -121, -33))
@@ -502,6 +503,9 @@ class Restrictions(unittest.TestCase):
         self.assertEqual(costs, {"never": (-600, -800, -500), "no-castle-gate": (-19, -51, 12)})
         self.assertIn("The row never played each opening once", text)
         self.assertIn("Fewer distinct games in no-castle-gate (150 of 200)", text)
+        _, text = self.table([once, once.replace("| never |", "| other |"), paired])
+        self.assertIn("The rows never, other played each opening once, the restricted side White in every other game,"
+                      " and their", text)
         _, text = self.table([once])
         self.assertIn("Every row played each opening once", text)
         self.assertNotIn("Fewer distinct games", text)
