@@ -1490,6 +1490,7 @@ def main():
         add("### szero as the subject")
         add("")
         add(f"The same restrictions on szero's default play mode at {SZERO_NODES:,} nodes a move ({szero_rating}),")
+        add("with the network shipped until 2026-12-06 (the one its rating is of: `git show 45390e7:models/szero-default.safetensors`),")
         add("against itself unrestricted, on the same kind of openings (`docs/research/restrictions-szero.md`):")
         add("")
         szero_costs = restriction_table(md, szero_md, "player")
