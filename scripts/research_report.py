@@ -1053,20 +1053,18 @@ def restriction_table(md, table_path, who):
     table = [ln for ln in read_text(table_path).splitlines() if ln.startswith("|")]
     md.extend(table)
     md.append("")
-    costly, unresolved, costs = [], [], {}
-    for ln in table[2:]:
-        cells = [c.strip() for c in ln.strip("|").split("|")]
-        m = re.match(r"([+-]\d+) \[([+-]?[\d.inf]+), ([+-]?[\d.inf]+)\]", cells[3])
-        if not m:
-            continue
-        e, lo, hi = float(m.group(1)), float(m.group(2)), float(m.group(3))
-        costs[cells[0]] = (e, lo, hi)
-        (costly if hi < 0 else unresolved).append(f"{cells[0]} ({e:+.0f})")
+    costly, unresolved, gains = [], [], []
+    costs = restriction_rows(table)
+    for r, (e, lo, hi) in costs.items():
+        {-1: costly, 0: unresolved, 1: gains}[side(lo, hi)].append(f"{r} ({e:+.0f})")
     distinct = restriction_distinct(table)
     n = "/".join(sorted({str(g) for _, _, g in distinct}, key=int)) or "the"
     md.append(f"Elo is the restricted side's against the unrestricted {who}: the cost of the barred choice is minus")
     md.append("that. **Costs measurably** (the whole interval below zero): " + (", ".join(costly) or "none") + ".")
     md.append(f"**Not resolved** by {n} games (the interval contains zero): " + (", ".join(unresolved) or "none") + ".")
+    if gains:
+        md.append(f"**Helps measurably** (the whole interval above zero): {', '.join(gains)}: barred from its own choice,"
+                  f" the {who} does better than it does left free, so that choice costs it.")
     once = [ln.split("|")[1].strip() for ln in table[2:] if "one game an opening" in ln]
     if once:
         several = len(once) > 1 and len(once) < len(table) - 2
@@ -1083,6 +1081,17 @@ def restriction_table(md, table_path, who):
         md.append("narrow the interval; it is part of what the restriction costs on average.")
     md.append("")
     return costs
+
+
+def restriction_rows(table):
+    """{restriction: (elo, low, high)} of a `scripts/gating-restrictions` table's measured rows."""
+    out = {}
+    for ln in table[2:]:
+        cells = [c.strip() for c in ln.strip("|").split("|")]
+        m = re.match(r"([+-]\d+) \[([+-]?[\d.inf]+), ([+-]?[\d.inf]+)\]", cells[3]) if len(cells) > 3 else None
+        if m:
+            out[cells[0]] = (float(m.group(1)), float(m.group(2)), float(m.group(3)))
+    return out
 
 
 def elo_difference(a, b):
@@ -1205,11 +1214,20 @@ def where_line(qe, qh, knights):
             f" (b, g) take {pct(knights['E'])} and {pct(knights['H'])} (below: on which files).")
 
 
-def in_short(entry, depth, fsf, szero, where=None):
+# What a restriction makes a player do, in the summary's words ("made to ...").
+RESTRICTION_WORDS = {"never": "never gate", "no-castle-gate": "never gate while castling",
+                     "elephant-first": "bring the Elephant in first", "hawk-first": "bring the Hawk in first",
+                     "queenside-only": "gate only on the queenside", "kingside-only": "gate only on the kingside",
+                     "not-before-move-10": "wait for move 10 to gate", "not-before-move-20": "wait for move 20 to gate"}
+
+
+def in_short(entry, depth, fsf, szero, where=None, check=None):
     """The page's answers in a few lines, each number taken from the sections below (the
     reference games' entry table, the restriction costs, the value of gating, the pieces'
     measured values), so that the summary cannot drift from them. `where` (`entry_files`'
-    line) follows the wings."""
+    line) follows the wings; `check` ({restriction: (elo, low, high)}) is szero's rows played
+    again on other openings, which a row that helps it is weighed against."""
+    check = check or {}
     def cost(key):
         """A restriction's Elo for Fairy-Stockfish, with szero's beside it where measured,
         and whether the interval settles it."""
@@ -1269,13 +1287,26 @@ def in_short(entry, depth, fsf, szero, where=None):
         out.append(where)
     if "elephant-first" in fsf and "hawk-first" in fsf:
         line = f"Elephant first: {cost('elephant-first')}; Hawk first: {cost('hawk-first')}"
-        out.append(f"- **Which piece first is not resolved** by these games: {line}; both intervals contain zero."
+        out.append(f"- **Which piece first is not resolved** by these games: {line}; both of Fairy-Stockfish's"
+                   " intervals contain zero."
                    if unresolved("elephant-first", "hawk-first") else f"- **Which piece first.** {line}.")
     if "no-castle-gate" in fsf:
         verdict = (", not resolved (the interval contains zero)." if unresolved("no-castle-gate")
                    else ": for Fairy-Stockfish a cost, the whole interval below zero." if settled("no-castle-gate")
                    else ".")
         out.append(f"- **Gating while castling**: never doing it scores {cost('no-castle-gate')}{verdict}")
+    for k in (k for k, (_, lo, _) in szero.items() if lo > 0):
+        what = RESTRICTION_WORDS.get(k, k)
+        line = f"Made to {what}, szero beat itself unrestricted, {elo_text(szero[k])}"
+        if k not in check:
+            out.append(f"- **A restriction that helps szero?** {line} (one row of eight at 95%: not checked on other"
+                       " openings yet).")
+        elif check[k][1] > 0:
+            out.append(f"- **A restriction that helps szero.** {line}, and again on other openings,"
+                       f" {elo_text(check[k])}: left free, its search chooses worse.")
+        else:
+            out.append(f"- **A row of szero's that did not hold up.** {line}, but not again on other openings,"
+                       f" {elo_text(check[k])}: with eight rows at 95%, one can stand out by chance.")
     gv = path("docs", "research", "gating-value.md")
     if os.path.exists(gv):
         m = re.search(r"gating on a move that can gate is worth ([+-]\d+ cp \[[+-]\d+, [+-]\d+\])", read_text(gv))
@@ -1484,7 +1515,7 @@ def main():
     add("## What does each gating choice cost? (restricted players)")
     add("")
     fsf_costs = restriction_table(md, path("docs", "research", "restrictions.md"), "engine")
-    szero_costs = {}
+    szero_costs, szero_check = {}, {}
     szero_md = path("docs", "research", "restrictions-szero.md")
     if os.path.exists(szero_md):
         add("### szero as the subject")
@@ -1494,6 +1525,17 @@ def main():
         add("against itself unrestricted, on the same kind of openings (`docs/research/restrictions-szero.md`):")
         add("")
         szero_costs = restriction_table(md, szero_md, "player")
+        check_md = path("docs", "research", "restrictions-szero-check.md")
+        if os.path.exists(check_md):
+            lines = read_text(check_md).splitlines()
+            table = [ln for ln in lines if ln.startswith("|")]
+            szero_check = restriction_rows(table)
+            seed = re.search(r"--seed (\d+)", read_text(check_md))
+            add(f"A row that stood out, played again on other openings (seed {seed.group(1) if seed else '?'},"
+                f" `docs/research/restrictions-szero-check.md`): with eight rows at 95%, one can fall outside by chance.")
+            add("")
+            md.extend(table)
+            add("")
         both = [k for k in fsf_costs if k in szero_costs]
         if both:
             add("The two subjects side by side (Elo of the restricted side; the difference with its 95% interval,")
@@ -1553,7 +1595,7 @@ def main():
     learned = entry_rules_learned(add)
     terms = material_terms(add)
     replays_table(add)
-    summary = in_short(entry, depth, fsf_costs, szero_costs, where)
+    summary = in_short(entry, depth, fsf_costs, szero_costs, where, szero_check)
     # The largest budget whose runs answer it.
     if len(habit) > 1:
         summary.insert(-1, habit_line(habit))

@@ -93,6 +93,19 @@ class Summary(unittest.TestCase):
         self.assertAlmostEqual(d - lo, math.hypot(40, 44), places=6)
         self.assertIsNone(rr.elo_difference((-10, -math.inf, 30), (0, -1, 1)))
 
+    def test_a_restriction_that_helps_szero_is_weighed_against_its_check(self):
+        szero = {"hawk-first": (38, 8, 70), "elephant-first": (-15, -46, 16)}
+        text = "\n".join(rr.in_short(ENTRY, 8, {}, szero))
+        self.assertIn("- **A restriction that helps szero?** Made to bring the Hawk in first, szero beat itself"
+                      " unrestricted, +38 [+8, +70] (one row of eight at 95%: not checked on other openings yet).", text)
+        self.assertNotIn("the Elephant in first", text)
+        text = "\n".join(rr.in_short(ENTRY, 8, {}, szero, check={"hawk-first": (30, 2, 60)}))
+        self.assertIn("and again on other openings, +30 [+2, +60]: left free, its search chooses worse.", text)
+        text = "\n".join(rr.in_short(ENTRY, 8, {}, szero, check={"hawk-first": (5, -25, 35)}))
+        self.assertIn("- **A row of szero's that did not hold up.**", text)
+        self.assertIn("but not again on other openings, +5 [-25, +35]: with eight rows at 95%, one can stand out by"
+                      " chance.", text)
+
     def test_szero_stands_beside_fairy_stockfish(self):
         text = self.summary({"never": (-655, -906, -554)}, {"never": (-589, -782, -497)})
         self.assertIn("Never gating costs -655 [-906, -554] (szero -589 [-782, -497]).", text)
@@ -503,6 +516,11 @@ class Restrictions(unittest.TestCase):
         self.assertEqual(costs, {"never": (-600, -800, -500), "no-castle-gate": (-19, -51, 12)})
         self.assertIn("The row never played each opening once", text)
         self.assertIn("Fewer distinct games in no-castle-gate (150 of 200)", text)
+        helps = "| hawk-first | `gate_first=H` | 55.5% | +38 [+8, +70] | 185-74-141 | none: one game an opening | 400 of 400 |"
+        costs, text = self.table([helps])
+        self.assertEqual(costs, {"hawk-first": (38, 8, 70)})
+        self.assertIn("**Not resolved** by 400 games (the interval contains zero): none.", text)
+        self.assertIn("**Helps measurably** (the whole interval above zero): hawk-first (+38)", text)
         _, text = self.table([once, once.replace("| never |", "| other |"), paired])
         self.assertIn("The rows never, other played each opening once, the restricted side White in every other game,"
                       " and their", text)
