@@ -1064,7 +1064,7 @@ def restriction_table(md, table_path, who):
     md.append(f"**Not resolved** by {n} games (the interval contains zero): " + (", ".join(unresolved) or "none") + ".")
     if gains:
         md.append(f"**Helps measurably** (the whole interval above zero): {', '.join(gains)}: barred from its own choice,"
-                  f" the {who} does better than it does left free, so that choice costs it.")
+                  f" the {who} did better in these games than left free.")
     once = [ln.split("|")[1].strip() for ln in table[2:] if "one game an opening" in ln]
     if once:
         several = len(once) > 1 and len(once) < len(table) - 2
