@@ -417,10 +417,10 @@ def ladder_tables(add, d, runs):
             per_seed.setdefault((v, r), []).append((ma - mb, math.hypot(sa, sb)))
             cells.append(points(ma - mb, Z * math.hypot(sa, sb)))
         add(f"| {v} | {s} | " + " | ".join(cells) + " |")
-        last_of_variant = all(pv != v for pv, _ in pairs[pairs.index((v, s)) + 1:])
+    for v in dict.fromkeys(v for v, _ in pairs):
         seeds = {r: per_seed.get((v, r), []) for r in LADDER_RUNGS}
         k = max(len(x) for x in seeds.values())
-        if last_of_variant and k >= 2:
+        if k >= 2:
             # A rung met in fewer of the variant's seeds than the others has no mean.
             cells = [points(*seed_mean(x)) if len(x) == k else "-" for x in seeds.values()]
             add(f"| {v} | mean of {k} | " + " | ".join(cells) + " |")
@@ -1058,7 +1058,7 @@ def restriction_table(md, table_path, who):
     for r, (e, lo, hi) in costs.items():
         {-1: costly, 0: unresolved, 1: gains}[side(lo, hi)].append(f"{r} ({e:+.0f})")
     distinct = restriction_distinct(table)
-    n = "/".join(sorted({str(g) for _, _, g in distinct}, key=int)) or "the"
+    n = games_a_row(distinct) or "the"
     md.append(f"Elo is the restricted side's against the unrestricted {who}: the cost of the barred choice is minus")
     md.append("that. **Costs measurably** (the whole interval below zero): " + (", ".join(costly) or "none") + ".")
     md.append(f"**Not resolved** by {n} games (the interval contains zero): " + (", ".join(unresolved) or "none") + ".")
@@ -1109,12 +1109,17 @@ def elo_text(e):
     return f"{e[0]:+.0f} [{e[1]:+.0f}, {e[2]:+.0f}]"
 
 
+def games_a_row(rows):
+    """The games a row of [(restriction, distinct, games)], e.g. "400" or "200/400"."""
+    return "/".join(sorted({str(g) for _, _, g in rows}, key=int))
+
+
 def restriction_games(rows):
     """What a restrictions table rests on, in words, from its [(restriction, distinct, games)]:
     the games a row and how many of them are distinct."""
     if not rows:
         return "no row measured yet"
-    n = "/".join(sorted({str(g) for _, _, g in rows}, key=int))
+    n = games_a_row(rows)
     if all(k == g for _, k, g in rows):
         return f"{n} games a row, all distinct"
     short = [f"{k} in {r}" for r, k, g in rows if k < g]
@@ -1233,11 +1238,9 @@ def in_short(entry, depth, fsf, szero, where=None, check=None):
         and whether the interval settles it."""
         if key not in fsf:
             return "not measured"
-        e, lo, hi = fsf[key]
-        text = f"{e:+.0f} [{lo:+.0f}, {hi:+.0f}]"
+        text = elo_text(fsf[key])
         if key in szero:
-            se, slo, shi = szero[key]
-            text += f" (szero {se:+.0f} [{slo:+.0f}, {shi:+.0f}])"
+            text += f" (szero {elo_text(szero[key])})"
         return text
 
     def settled(*keys):
@@ -1527,10 +1530,10 @@ def main():
         szero_costs = restriction_table(md, szero_md, "player")
         check_md = path("docs", "research", "restrictions-szero-check.md")
         if os.path.exists(check_md):
-            lines = read_text(check_md).splitlines()
-            table = [ln for ln in lines if ln.startswith("|")]
+            text = read_text(check_md)
+            table = [ln for ln in text.splitlines() if ln.startswith("|")]
             szero_check = restriction_rows(table)
-            seed = re.search(r"--seed (\d+)", read_text(check_md))
+            seed = re.search(r"--seed (\d+)", text)
             add(f"A row that stood out, played again on other openings (seed {seed.group(1) if seed else '?'},"
                 f" `docs/research/restrictions-szero-check.md`): with eight rows at 95%, one can fall outside by chance.")
             add("")
@@ -1544,12 +1547,12 @@ def main():
             add("| restriction | Fairy-Stockfish depth 8 | szero, 10,000 nodes | szero minus Fairy-Stockfish [95%] |")
             add("|---|---|---|---|")
             for k in both:
-                (a, alo, ahi), (b, blo, bhi) = fsf_costs[k], szero_costs[k]
-                d = elo_difference(fsf_costs[k], szero_costs[k])
+                a, b = fsf_costs[k], szero_costs[k]
+                d = elo_difference(a, b)
                 if d is None:
-                    add(f"| {k} | {a:+.0f} | {b:+.0f} | - (an interval is open) |")
+                    add(f"| {k} | {a[0]:+.0f} | {b[0]:+.0f} | - (an interval is open) |")
                     continue
-                add(f"| {k} | {a:+.0f} [{alo:+.0f}, {ahi:+.0f}] | {b:+.0f} [{blo:+.0f}, {bhi:+.0f}] | {elo_text(d)} |")
+                add(f"| {k} | {elo_text(a)} | {elo_text(b)} | {elo_text(d)} |")
             add("")
     add("## What is a gate worth, move by move?")
     add("")
