@@ -343,30 +343,30 @@ def network_kept(d, v, s):
     return os.path.exists(os.path.join(d, f"{v}-s{s}.safetensors"))
 
 
-# What each output of the default's that `default-s<seed>.relearned` may list is, in the
-# report's words; a variant's match against the default (`<variant>-s<seed>.h2h.json`) is
-# named for the variant.
+# What each output of a run's that `<run>.relearned` may list is, in the report's words; a
+# match against the default (`<variant>-s<seed>.h2h.json`) is named for the variant, or as
+# "match against the default" in the variant's own marker.
 FIRST_RUN_OUTPUTS = {"/": "self-play rows", ".greedy.json": "match against greed", ".piece-values.json": "piece values"}
 
 
-def relearned_seeds(d, runs):
-    """{seed: [what of it is the first run's]} for each default in `d` learned again
-    (`scripts/step-study` leaves `default-s<seed>.relearned`, listing the outputs an earlier
-    run of the same config and seed had made, the variants' matches against it among them):
+def relearned_runs(d, runs):
+    """{(variant, seed): [what of it is the first run's]} for each run in `d` learned again
+    (`scripts/step-study` leaves `<run>.relearned`, listing the outputs an earlier run of the
+    same config and seed had made; the default's lists the variants' matches against it):
     its other matches are the second run's."""
     again = {}
     for v, s in runs:
-        marker = os.path.join(d, f"default-s{s}.relearned")
-        if v != "default" or not os.path.exists(marker):
+        marker = os.path.join(d, f"{v}-s{s}.relearned")
+        if not os.path.exists(marker):
             continue
         with open(marker) as f:
             listed = [ln.strip() for ln in f.readlines()[1:] if ln.strip()]
-        first = [FIRST_RUN_OUTPUTS[o] for o in FIRST_RUN_OUTPUTS if f"default-s{s}{o}" in listed]
+        first = [FIRST_RUN_OUTPUTS[o] for o in FIRST_RUN_OUTPUTS if f"{v}-s{s}{o}" in listed]
         for name in listed:
             m = re.fullmatch(rf"(.+)-s{re.escape(s)}\.h2h\.json", name)
             if m:
-                first.append(f"match against {m.group(1)}")
-        again[s] = first
+                first.append("match against the default" if m.group(1) == v else f"match against {m.group(1)}")
+        again[(v, s)] = first
     return again
 
 
@@ -601,13 +601,13 @@ def variant_line(variant, steps, never, duels, ladder=None):
     for sd in pairs:
         (k, n), (kd, nd) = never[(variant, sd)]["E"], never[("default", sd)]["E"]
         part = f"seed {sd}: {100 * k / n:.1f}% against {100 * kd / nd:.1f}%, {share_difference(k, n, kd, nd)} points"
-        duel = duels.get((variant, sd))
-        if duel:
+        for i, duel in enumerate(duels.get((variant, sd), [])):
             e = duel["elo"]
             verdict = ("beat the default's" if e["elo_lo"] > 0 else "lost to the default's" if e["elo_hi"] < 0
                        else "could not be told from the default's")
-            part += (f", and its network {verdict} head to head, {e['elo']:+.0f} [{e['elo_lo']:+.0f},"
-                     f" {e['elo_hi']:+.0f}] Elo over {duel['games']} games")
+            part += (f", and its network {verdict} head to head, " if i == 0 else
+                     f"; learned a second time, its network {verdict} kept network, ")
+            part += f"{e['elo']:+.0f} [{e['elo_lo']:+.0f}, {e['elo_hi']:+.0f}] Elo over {duel['games']} games"
         parts.append(part)
     question, setting = VARIANT_QUESTIONS[variant]
     line = (f"- **{question}** szero learning from zero for {steps:,} steps {setting}: the sides that never"
@@ -651,7 +651,8 @@ def material_terms_at(add, study, first, several):
     the default's of its seed, how each run's self-play brought the pieces in, and what the
     pieces were worth in it. Returns (steps, "1,200 trainer steps" and what is missing,
     {(variant, seed): {piece: (sides that never entered it, sides)}} over each run's last
-    third, {(variant, seed): its match against the default's, `szero match --json`}, the
+    third, {(variant, seed): [its match against the default's, `szero match --json`, then any
+    match of a second run of it, `<run>.h2h-again.json`]}, the
     ladder's means over seeds (`ladder_tables`)), or None when nothing of it is measured yet."""
     d = path("docs", "research", study)
     names = sorted(n for n in os.listdir(d) if os.path.isfile(os.path.join(d, n, "generations.csv")))
@@ -682,27 +683,40 @@ def material_terms_at(add, study, first, several):
     add("")
     add("| variant | seed | against the default of its seed: score | Elo [95%] | W-D-L | pentanomial | distinct games | against greedy |")
     add("|---|---|---|---|---|---|---|---|")
-    duels = {}
+    duels, again = {}, {}
     for v, s in runs:
         name = f"{v}-s{s}"
         h2h, greedy = os.path.join(d, f"{name}.h2h.json"), os.path.join(d, f"{name}.greedy.json")
         if v == "default":
             cells = "- | - | - | - | -"
         elif os.path.exists(h2h):
-            duels[(v, s)] = read_json(h2h)
-            cells = match_cells(duels[(v, s)], os.path.join(d, f"{name}.h2h.pgn.gz"))
+            duels[(v, s)] = [read_json(h2h)]
+            cells = match_cells(duels[(v, s)][0], os.path.join(d, f"{name}.h2h.pgn.gz"))
         else:
             cells = "not measured yet | | | |"
         g = "not measured yet"
         if os.path.exists(greedy):
             g = match_result(greedy)
         add(f"| {v} | {s} | {cells} | {g} |")
+        if os.path.exists(os.path.join(d, f"{name}.h2h-again.json")):
+            again[(v, s)] = read_json(os.path.join(d, f"{name}.h2h-again.json"))
+            duels.setdefault((v, s), []).append(again[(v, s)])
     add("")
-    for s, first in relearned_seeds(d, runs).items():
+    for (v, s), first in relearned_runs(d, runs).items():
         listed = " and ".join([", ".join(first[:-1]), first[-1]] if len(first) > 1 else first)
         mine = f"; the first run made its {listed}" if first else ""
-        add(f"The default of seed {s} was learned a second time (same configuration and seed), because the first run's")
-        add(f"network was not kept{mine}; its other matches are the second run's (`default-s{s}.relearned`).")
+        who = "The default" if v == "default" else f"The `{v}` run"
+        add(f"{who} of seed {s} was learned a second time (same configuration and seed), because the first run's")
+        add(f"network was not kept{mine}; its other matches are the second run's (`{v}-s{s}.relearned`).")
+        add("")
+    if again:
+        add("A run learned a second time met the default's kept network of its seed once more (`<run>.h2h-again.json`,")
+        add("`scripts/step-study --relearn`): the same question on other realisations of the two configurations:")
+        add("")
+        add("| variant | seed | against the default of its seed: score | Elo [95%] | W-D-L | pentanomial | distinct games |")
+        add("|---|---|---|---|---|---|---|")
+        for (v, s), duel in again.items():
+            add(f"| {v} | {s} | {match_cells(duel, os.path.join(d, f'{v}-s{s}.h2h-again.pgn.gz'))} |")
         add("")
     ladder = ladder_tables(add, d, runs)
     add("When the pieces entered in each run's self-play, over its last third of generations (the first are")
@@ -1094,6 +1108,63 @@ def restriction_rows(table):
     return out
 
 
+def restriction_wdl(table):
+    """{restriction: (W, D, L)} of a `scripts/gating-restrictions` table's measured rows that
+    played each opening once: their games are independent, so two such tables on other
+    openings pool by adding their counts."""
+    out = {}
+    for ln in table[2:]:
+        cells = [c.strip() for c in ln.strip("|").split("|")]
+        m = re.fullmatch(r"(\d+)-(\d+)-(\d+)", cells[4]) if len(cells) > 5 else None
+        if m and "one game an opening" in cells[5]:
+            out[cells[0]] = tuple(int(x) for x in m.groups())
+    return out
+
+
+def wdl_elo(w, d, l):
+    """Elo (elo, low, high) from independent games' W/D/L, its interval the trinomial score's."""
+    mu, lo, hi = score_interval(w, d, l)
+    return elo(mu), elo(lo), elo(hi)
+
+
+def restriction_check(add, md, first, check, why, pool=True):
+    """Rows of the restrictions table `first` played again on other openings (`check`, a
+    `scripts/gating-restrictions --only` table): its table, then, with `pool`, each row
+    pooled with the first's where both played each opening once. Returns ({restriction:
+    (elo, low, high)} of the check alone, {restriction: ((elo, low, high) pooled, games
+    pooled, (elo, low, high) of the check alone)}). No pooling for a row checked because it
+    stood out: its first games were picked for being high, so only the check's judge it."""
+    text = read_text(check)
+    table = [ln for ln in text.splitlines() if ln.startswith("|")]
+    seed = re.search(r"--seed (\d+)", text)
+    rel = os.path.relpath(check, ROOT)
+    add(f"{why}, played again on other openings (seed {seed.group(1) if seed else '?'}, `{rel}`):")
+    add("")
+    md.extend(table)
+    add("")
+    checked = restriction_rows(table)
+    once = restriction_wdl([ln for ln in read_text(first).splitlines() if ln.startswith("|")])
+    again = restriction_wdl(table)
+    pooled, counts = {}, {}
+    for r in (r for r in again if r in once and r in checked and pool):
+        counts[r] = tuple(a + b for a, b in zip(once[r], again[r]))
+        pooled[r] = (wdl_elo(*counts[r]), sum(counts[r]), checked[r])
+    if pooled:
+        add("Both sets of openings pooled (each opening played once in each, so every game counts; trinomial):")
+        add("")
+        add("| restriction | games | W-D-L | Elo [95%] |")
+        add("|---|---|---|---|")
+        for r, (e, n, _) in pooled.items():
+            add(f"| {r} | {n} | {'-'.join(map(str, counts[r]))} | {elo_text(e)} |")
+        add("")
+    return checked, pooled
+
+
+# Pocock's bound for two equally sized looks at the data at an overall two-sided 5%: a
+# difference looked at again because the first look left it unresolved must clear this.
+POCOCK_TWO_LOOKS = 2.178
+
+
 def elo_difference(a, b):
     """`b` minus `a`, two independent Elo estimates (elo, low, high), with a 95% interval from
     theirs taken as normal; None where either interval is open."""
@@ -1226,13 +1297,15 @@ RESTRICTION_WORDS = {"never": "never gate", "no-castle-gate": "never gate while 
                      "not-before-move-10": "wait for move 10 to gate", "not-before-move-20": "wait for move 20 to gate"}
 
 
-def in_short(entry, depth, fsf, szero, where=None, check=None):
+def in_short(entry, depth, fsf, szero, where=None, check=None, pooled=None):
     """The page's answers in a few lines, each number taken from the sections below (the
     reference games' entry table, the restriction costs, the value of gating, the pieces'
     measured values), so that the summary cannot drift from them. `where` (`entry_files`'
     line) follows the wings; `check` ({restriction: (elo, low, high)}) is szero's rows played
-    again on other openings, which a row that helps it is weighed against."""
-    check = check or {}
+    again on other openings, which a row that helps it is weighed against; `pooled`
+    (`restriction_check`'s) is Fairy-Stockfish's rows over both sets of openings, which the
+    wings' difference rests on where both wings have them."""
+    check, pooled = check or {}, pooled or {}
     def cost(key):
         """A restriction's Elo for Fairy-Stockfish, with szero's beside it where measured,
         and whether the interval settles it."""
@@ -1279,7 +1352,33 @@ def in_short(entry, depth, fsf, szero, where=None, check=None):
         # kingside-only bars the queenside files, queenside-only the kingside: the first minus
         # the second is negative where barring the queenside costs more.
         d = elo_difference(fsf["queenside-only"], fsf["kingside-only"])
-        if d is not None:
+        q, k = pooled.get("queenside-only"), pooled.get("kingside-only")
+        if d is not None and q and k:
+            # Played again on other openings because the first set left it unresolved: the
+            # difference rests on both sets, each set's own beside it, and, being a second
+            # look, it is judged against the bound for two looks as well.
+            whole = elo_difference(q[0], k[0])
+            sign = -1 if whole[0] < 0 else 1
+            more, less = ("queenside", "kingside") if sign < 0 else ("kingside", "queenside")
+            def oriented(e):
+                return elo_text((sign * e[0], *sorted((sign * e[1], sign * e[2]))))
+            z = abs(whole[0]) / ((whole[2] - whole[1]) / (2 * Z))
+            line += (f" Over both sets of openings ({games_a_row([(0, 0, q[1]), (0, 0, k[1])])} games a row;"
+                     f" queenside only {elo_text(q[0])}, kingside only {elo_text(k[0])}), barring the {more} costs"
+                     f" {oriented(whole).lstrip('+')} Elo more than barring the {less} (the first set alone {oriented(d)}, the second"
+                     f" {oriented(elo_difference(q[2], k[2]))})")
+            if side(*whole[1:]):
+                verdict = "still resolved" if z > POCOCK_TWO_LOOKS else "not resolved"
+                line += (f". The second set was played because the first left the difference unresolved: as two looks"
+                         f" at the data it must clear Pocock's bound ({POCOCK_TWO_LOOKS}), and it is {verdict}"
+                         f" (z = {z:.2f})")
+                if z > POCOCK_TWO_LOOKS and more == "queenside":
+                    line += ("; the queenside files are worth more to the engine than the kingside's: the advice holds"
+                             " as a preference, not as a rule")
+                line += "."
+            else:
+                line += ": the interval contains zero, so the two costs are not told apart."
+        elif d is not None:
             more, less = ("queenside", "kingside") if d[0] < 0 else ("kingside", "queenside")
             extra = (-d[0], -d[2], -d[1]) if d[0] < 0 else d
             line += (f" Barring the {more} costs {extra[0]:.0f} [{extra[1]:+.0f}, {extra[2]:+.0f}] Elo more than"
@@ -1518,6 +1617,11 @@ def main():
     add("## What does each gating choice cost? (restricted players)")
     add("")
     fsf_costs = restriction_table(md, path("docs", "research", "restrictions.md"), "engine")
+    fsf_pooled = {}
+    check_md = path("docs", "research", "restrictions-check.md")
+    if os.path.exists(check_md):
+        _, fsf_pooled = restriction_check(add, md, path("docs", "research", "restrictions.md"), check_md,
+                                          "Rows whose difference these openings left unresolved")
     szero_costs, szero_check = {}, {}
     szero_md = path("docs", "research", "restrictions-szero.md")
     if os.path.exists(szero_md):
@@ -1530,15 +1634,9 @@ def main():
         szero_costs = restriction_table(md, szero_md, "player")
         check_md = path("docs", "research", "restrictions-szero-check.md")
         if os.path.exists(check_md):
-            text = read_text(check_md)
-            table = [ln for ln in text.splitlines() if ln.startswith("|")]
-            szero_check = restriction_rows(table)
-            seed = re.search(r"--seed (\d+)", text)
-            add(f"A row that stood out, played again on other openings (seed {seed.group(1) if seed else '?'},"
-                f" `docs/research/restrictions-szero-check.md`): with eight rows at 95%, one can fall outside by chance.")
-            add("")
-            md.extend(table)
-            add("")
+            szero_check, _ = restriction_check(
+                add, md, szero_md, check_md,
+                "With eight rows at 95%, one can fall outside by chance: a row that stood out", pool=False)
         both = [k for k in fsf_costs if k in szero_costs]
         if both:
             add("The two subjects side by side (Elo of the restricted side; the difference with its 95% interval,")
@@ -1598,7 +1696,7 @@ def main():
     learned = entry_rules_learned(add)
     terms = material_terms(add)
     replays_table(add)
-    summary = in_short(entry, depth, fsf_costs, szero_costs, where, szero_check)
+    summary = in_short(entry, depth, fsf_costs, szero_costs, where, szero_check, fsf_pooled)
     # The largest budget whose runs answer it.
     if len(habit) > 1:
         summary.insert(-1, habit_line(habit))

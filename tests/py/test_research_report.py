@@ -156,11 +156,18 @@ class HandEntered(unittest.TestCase):
         never = dict(self.NEVER)
         for (lo, hi), verdict in (((46, 186), "beat the default's"), ((-186, -46), "lost to the default's"),
                                   ((-30, 40), "could not be told from the default's")):
-            line = rr.variant_line("hand-entered", 10000, never, {("hand-entered", "1"): duel((lo + hi) / 2, lo, hi)})
+            line = rr.variant_line("hand-entered", 10000, never, {("hand-entered", "1"): [duel((lo + hi) / 2, lo, hi)]})
             self.assertIn("seed 1: 6.3% against 55.7%", line)
             self.assertNotIn("seed 2", line)
             self.assertIn(f"its network {verdict} head to head", line)
             self.assertIn(f"[{lo:+.0f}, {hi:+.0f}] Elo over 100 games", line)
+
+    def test_a_second_run_s_match_follows_the_first_with_its_own_verdict(self):
+        line = rr.variant_line("hand-entered", 10000, self.NEVER,
+                               {("hand-entered", "1"): [duel(111, 46, 186), duel(-10, -70, 50, games=200)]})
+        self.assertIn("its network beat the default's head to head, +111 [+46, +186] Elo over 100 games;"
+                      " learned a second time, its network could not be told from the default's kept network,"
+                      " -10 [-70, +50] Elo over 200 games", line)
 
     def test_a_seed_without_its_duel_gives_its_entries_alone(self):
         line = rr.variant_line("hand-entered", 10000, self.NEVER, {})
@@ -415,15 +422,18 @@ class Ladder(unittest.TestCase):
         self.assertIn("Over its 2 seeds, no-human-values scores measurably lower against ab-material depth 3 (-25.0 [", text)
         self.assertIn("on the other rungs the two are not told apart.", text)
 
-    def test_only_a_default_with_its_marker_was_learned_again_and_it_names_the_first_run_s_outputs(self):
+    def test_only_a_run_with_its_marker_was_learned_again_and_it_names_the_first_run_s_outputs(self):
         with tempfile.TemporaryDirectory() as d:
             write(os.path.join(d, "default-s1.relearned"), "learned again: first run's\ndefault-s1/\n"
                   "hand-entered-s1.h2h.json\ndefault-s1.greedy.json\nhand-entered-s11.h2h.json\n")
             write(os.path.join(d, "default-s3.relearned"), "learned again: first run's\n")
-            write(os.path.join(d, "hand-entered-s2.relearned"), "learned again\nhand-entered-s2/\n")
+            write(os.path.join(d, "hand-entered-s2.relearned"), "learned again\nhand-entered-s2/\n"
+                  "hand-entered-s2.h2h.json\n")
             runs = [("default", "1"), ("hand-entered", "1"), ("default", "2"), ("hand-entered", "2"), ("default", "3")]
-            self.assertEqual(rr.relearned_seeds(d, runs), {"1": ["self-play rows", "match against greed", "match against hand-entered"], "3": []})
-            self.assertEqual(rr.relearned_seeds(d, runs[1:4]), {})
+            self.assertEqual(rr.relearned_runs(d, runs), {
+                ("default", "1"): ["self-play rows", "match against greed", "match against hand-entered"],
+                ("hand-entered", "2"): ["self-play rows", "match against the default"], ("default", "3"): []})
+            self.assertEqual(rr.relearned_runs(d, runs[1:3]), {})
 
 
 class Replays(unittest.TestCase):
@@ -527,6 +537,58 @@ class Restrictions(unittest.TestCase):
         _, text = self.table([once])
         self.assertIn("Every row played each opening once", text)
         self.assertNotIn("Fewer distinct games", text)
+
+    def test_a_check_pools_only_rows_played_once_an_opening_in_both(self):
+        first = ["| queenside-only | `gate_files=abcd` | 41.8% | -58 [-91, -26] | 143-48-209 | none: one game an opening | 400 of 400 |",
+                 "| never | `nogate=true` | 2.0% | -600 [-800, -500] | 2-4-194 | [0, 1, 2, 3, 94] | 150 of 200 |"]
+        check = ["| queenside-only | `gate_files=abcd` | 45.0% | -35 [-67, -3] | 160-40-200 | none: one game an opening | 400 of 400 |",
+                 "| never | `nogate=true` | 2.0% | -600 [-800, -500] | 2-4-194 | none: one game an opening | 200 of 200 |"]
+        with tempfile.TemporaryDirectory() as d:
+            a, b = os.path.join(d, "a.md"), os.path.join(d, "b.md")
+            write(a, "\n".join(self.HEAD + first) + "\n")
+            write(b, "Regenerate with `scripts/gating-restrictions --seed 12 --only queenside-only`.\n\n"
+                  + "\n".join(self.HEAD + check) + "\n")
+            md = []
+            rows, pooled = rr.restriction_check(md.append, md, a, b, "Rows left unresolved")
+        text = "\n".join(md)
+        self.assertEqual(rows["queenside-only"], (-35, -67, -3))
+        # The paired row of the first table does not pool: its games are not independent.
+        self.assertEqual(list(pooled), ["queenside-only"])
+        (e, lo, hi), n, alone = pooled["queenside-only"]
+        self.assertEqual((n, alone), (800, (-35, -67, -3)))
+        self.assertEqual((e, lo, hi), rr.wdl_elo(303, 88, 409))
+        self.assertLess(lo, e)
+        self.assertLess(e, hi)
+        self.assertIn("Rows left unresolved, played again on other openings (seed 12,", text)
+        self.assertIn(f"| queenside-only | 800 | 303-88-409 | {rr.elo_text(pooled['queenside-only'][0])} |", text)
+
+    def test_the_wings_rest_on_both_sets_of_openings_where_pooled(self):
+        fsf = {"queenside-only": (-58, -91, -26), "kingside-only": (-104, -139, -70)}
+        pooled = {"queenside-only": ((-50, -73, -27), 800, (-42, -75, -9)),
+                  "kingside-only": ((-110, -134, -86), 800, (-116, -150, -82))}
+        text = "\n".join(rr.in_short(ENTRY, 8, fsf, {}, pooled=pooled))
+        self.assertIn("Over both sets of openings (800 games a row; queenside only -50 [-73, -27], kingside only"
+                      " -110 [-134, -86]), barring the queenside costs 60 [", text)
+        self.assertIn("(the first set alone +46 [-1, +93], the second +74 [", text)
+        self.assertIn("and it is still resolved (z = ", text)
+        self.assertIn("the advice holds as a preference, not as a rule.", text)
+        self.assertNotIn("not told apart", text)
+        # Resolved at 95% but not past the bound for two looks.
+        pooled["queenside-only"] = ((-75, -98, -52), 800, (-70, -103, -37))
+        text = "\n".join(rr.in_short(ENTRY, 8, fsf, {}, pooled=pooled))
+        self.assertIn("barring the queenside costs 35 [", text)
+        self.assertIn("and it is not resolved (z = 2.0", text)
+        self.assertNotIn("as a preference", text)
+
+    def test_a_row_that_stood_out_is_not_pooled(self):
+        row = "| hawk-first | `gate_first=H` | 55.5% | +38 [+8, +70] | 185-74-141 | none: one game an opening | 400 of 400 |"
+        with tempfile.TemporaryDirectory() as d:
+            a = os.path.join(d, "a.md")
+            write(a, "\n".join(self.HEAD + [row]) + "\n")
+            md = []
+            rows, pooled = rr.restriction_check(md.append, md, a, a, "A row that stood out", pool=False)
+        self.assertEqual((rows, pooled), ({"hawk-first": (38, 8, 70)}, {}))
+        self.assertNotIn("pooled", "\n".join(md))
 
 
 @unittest.skipUnless(os.environ.get("SZERO_BIN"), "needs SZERO_BIN (scripts/test sets it)")
