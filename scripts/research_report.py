@@ -1526,7 +1526,12 @@ def main():
     rd = restriction_distinct([ln for ln in read_text(path("docs", "research", "restrictions.md")).splitlines()
                                if ln.startswith("|")])
     add("- **Restriction costs**: the same engine and depth, barred from one gating choice, against itself")
-    add(f"  unrestricted (`docs/research/restrictions.md`, {restriction_games(rd)}).")
+    again = path("docs", "research", "restrictions-check.md")
+    again = (restriction_distinct([ln for ln in read_text(again).splitlines() if ln.startswith("|")])
+             if os.path.exists(again) else [])
+    again = (f"; {' and '.join(r for r, _, _ in again)} again on other openings"
+             f" (`docs/research/restrictions-check.md`, {restriction_games(again)})" if again else "")
+    add(f"  unrestricted (`docs/research/restrictions.md`, {restriction_games(rd)}{again}).")
     if "movetime" in read_text(path("docs", "research", "gating-value.md")):
         add("- **The value of gating**: Fairy-Stockfish's search (depth 10), szero's network shipped since 2026-12-06")
         add(f"  and szero's default play mode with it ({SZERO_NODES:,} nodes and 1 s a move) valuing the same moves with")
