@@ -1146,9 +1146,10 @@ def restriction_check(add, md, first, check, why, pool=True):
     once = restriction_wdl([ln for ln in read_text(first).splitlines() if ln.startswith("|")])
     again = restriction_wdl(table)
     pooled, counts = {}, {}
-    for r in (r for r in again if r in once and r in checked and pool):
-        counts[r] = tuple(a + b for a, b in zip(once[r], again[r]))
-        pooled[r] = (wdl_elo(*counts[r]), sum(counts[r]), checked[r])
+    for r in (again if pool else {}):
+        if r in once and r in checked:
+            counts[r] = tuple(a + b for a, b in zip(once[r], again[r]))
+            pooled[r] = (wdl_elo(*counts[r]), sum(counts[r]), checked[r])
     if pooled:
         add("Both sets of openings pooled (each opening played once in each, so every game counts; trinomial):")
         add("")
@@ -1353,21 +1354,28 @@ def in_short(entry, depth, fsf, szero, where=None, check=None, pooled=None):
         # the second is negative where barring the queenside costs more.
         d = elo_difference(fsf["queenside-only"], fsf["kingside-only"])
         q, k = pooled.get("queenside-only"), pooled.get("kingside-only")
-        if d is not None and q and k:
-            # Played again on other openings because the first set left it unresolved: the
-            # difference rests on both sets, each set's own beside it, and, being a second
-            # look, it is judged against the bound for two looks as well.
-            whole = elo_difference(q[0], k[0])
+        # Played again on other openings because the first set left it unresolved: the
+        # difference rests on both sets, each set's own beside it, and, being a second look,
+        # it is judged against the bound for two looks as well.
+        whole = elo_difference(q[0], k[0]) if d is not None and q and k else d
+        if whole is not None:
             sign = -1 if whole[0] < 0 else 1
             more, less = ("queenside", "kingside") if sign < 0 else ("kingside", "queenside")
             def oriented(e):
                 return elo_text((sign * e[0], *sorted((sign * e[1], sign * e[2]))))
-            z = abs(whole[0]) / ((whole[2] - whole[1]) / (2 * Z))
-            line += (f" Over both sets of openings ({games_a_row([(0, 0, q[1]), (0, 0, k[1])])} games a row;"
-                     f" queenside only {elo_text(q[0])}, kingside only {elo_text(k[0])}), barring the {more} costs"
-                     f" {oriented(whole).lstrip('+')} Elo more than barring the {less} (the first set alone {oriented(d)}, the second"
-                     f" {oriented(elo_difference(q[2], k[2]))})")
-            if side(*whole[1:]):
+            costs = f"arring the {more} costs {oriented(whole).lstrip('+')} Elo more than barring the {less}"
+            if whole is d:
+                line += f" B{costs}"
+            else:
+                line += (f" Over both sets of openings ({games_a_row([(0, 0, q[1]), (0, 0, k[1])])} games a row;"
+                         f" queenside only {elo_text(q[0])}, kingside only {elo_text(k[0])}), b{costs}"
+                         f" (the first set alone {oriented(d)}, the second {oriented(elo_difference(q[2], k[2]))})")
+            if not side(*whole[1:]):
+                line += ": the interval contains zero, so the two costs are not told apart."
+            elif whole is d:
+                line += "."
+            else:
+                z = abs(whole[0]) / ((whole[2] - whole[1]) / (2 * Z))
                 verdict = "still resolved" if z > POCOCK_TWO_LOOKS else "not resolved"
                 line += (f". The second set was played because the first left the difference unresolved: as two looks"
                          f" at the data it must clear Pocock's bound ({POCOCK_TWO_LOOKS}), and it is {verdict}"
@@ -1376,14 +1384,6 @@ def in_short(entry, depth, fsf, szero, where=None, check=None, pooled=None):
                     line += ("; the queenside files are worth more to the engine than the kingside's: the advice holds"
                              " as a preference, not as a rule")
                 line += "."
-            else:
-                line += ": the interval contains zero, so the two costs are not told apart."
-        elif d is not None:
-            more, less = ("queenside", "kingside") if d[0] < 0 else ("kingside", "queenside")
-            extra = (-d[0], -d[2], -d[1]) if d[0] < 0 else d
-            line += (f" Barring the {more} costs {extra[0]:.0f} [{extra[1]:+.0f}, {extra[2]:+.0f}] Elo more than"
-                     f" barring the {less}"
-                     + ("." if side(*d[1:]) else ": the interval contains zero, so the two costs are not told apart."))
         out.append("- " + line)
     if where:
         out.append(where)
