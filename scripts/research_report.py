@@ -1061,10 +1061,15 @@ def entry_rules_learned(add):
 SZERO_NODES = 10000
 
 
+def table_lines(text):
+    """The lines of the Markdown tables in `text` (a restrictions page: one table)."""
+    return [ln for ln in text.splitlines() if ln.startswith("|")]
+
+
 def restriction_table(md, table_path, who):
     """Appends a restrictions table (from `scripts/gating-restrictions`' Markdown) and what
     it resolves to `md`; returns {restriction: (elo, lo, hi)} for the rows measured."""
-    table = [ln for ln in read_text(table_path).splitlines() if ln.startswith("|")]
+    table = table_lines(read_text(table_path))
     md.extend(table)
     md.append("")
     costly, unresolved, gains = [], [], []
@@ -1135,7 +1140,7 @@ def restriction_check(add, md, first, check, why, pool=True):
     pooled, (elo, low, high) of the check alone)}). No pooling for a row checked because it
     stood out: its first games were picked for being high, so only the check's judge it."""
     text = read_text(check)
-    table = [ln for ln in text.splitlines() if ln.startswith("|")]
+    table = table_lines(text)
     seed = re.search(r"--seed (\d+)", text)
     rel = os.path.relpath(check, ROOT)
     add(f"{why}, played again on other openings (seed {seed.group(1) if seed else '?'}, `{rel}`):")
@@ -1143,7 +1148,7 @@ def restriction_check(add, md, first, check, why, pool=True):
     md.extend(table)
     add("")
     checked = restriction_rows(table)
-    once = restriction_wdl([ln for ln in read_text(first).splitlines() if ln.startswith("|")])
+    once = restriction_wdl(table_lines(read_text(first)))
     again = restriction_wdl(table)
     pooled, counts = {}, {}
     for r in (again if pool else {}):
@@ -1523,11 +1528,10 @@ def main():
     else:
         add("  met; `docs/research/restrictions-szero/scale-rating.json`). At 1 s a move it is stronger (the version")
         add("  before the learned evaluation stood at +641 [+523, +759] at 1 s, BENCHMARKS.md).")
-    rd = restriction_distinct([ln for ln in read_text(path("docs", "research", "restrictions.md")).splitlines()
-                               if ln.startswith("|")])
+    rd = restriction_distinct(table_lines(read_text(path("docs", "research", "restrictions.md"))))
     add("- **Restriction costs**: the same engine and depth, barred from one gating choice, against itself")
     again = path("docs", "research", "restrictions-check.md")
-    again = (restriction_distinct([ln for ln in read_text(again).splitlines() if ln.startswith("|")])
+    again = (restriction_distinct(table_lines(read_text(again)))
              if os.path.exists(again) else [])
     again = (f"; {' and '.join(r for r, _, _ in again)} again on other openings"
              f" (`docs/research/restrictions-check.md`, {restriction_games(again)})" if again else "")
